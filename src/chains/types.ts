@@ -1,0 +1,129 @@
+// The chain adapter contract: what the intent verbs and the actor runtime need from a chain
+// family. solana/ and evm/ implement it; nothing outside those folders imports a chain SDK.
+
+import type { ChainFamily, FailureReason, Mode } from '../domain/intent';
+import type { RpcPool } from '../rpc/types';
+
+export interface TokenConfig {
+  /** ERC-20 / TIP-20 contract address, or SPL mint. */
+  address: string;
+  decimals: number;
+}
+
+/** One network, as resolved from the built-in table plus the config file. */
+export interface Network {
+  /** CAIP-2 id, e.g. "eip155:84532" or "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1". */
+  chain: string;
+  family: ChainFamily;
+  mode: Mode;
+  name: string;
+  /** EVM fee model: 'op-stack' adds the L1 data fee (Base); 'tempo' pays fees in the TIP-20 token. */
+  evmFeeModel?: 'op-stack' | 'tempo' | 'plain';
+  /** EVM chain id (numeric part of the CAIP-2 reference). */
+  evmChainId?: number;
+  rpc: string[];
+  confirmations: number;
+  pollIntervalMs: number;
+  /** Solana: rebroadcast period while pending; EVM: same idea while the nonce is unused. */
+  rebroadcastIntervalMs: number;
+  tokens: Record<string, TokenConfig>;
+}
+
+/** What an adapter needs to know about an intent. */
+export interface ChainIntent {
+  id: string;
+  chain: string;
+  token: string;
+  tokenAddress: string;
+  decimals: number;
+  amountBaseUnits: bigint;
+  requestor: string;
+  fulfiller: string | null;
+}
+
+export interface BuiltTransaction {
+  /** base64 of the unsigned transaction (v0 message, or 0x02||rlp unsigned EIP-1559). */
+  blob: string;
+  format: 'solana_v0_message' | 'evm_eip1559';
+  ataRentLamports: number | null;
+  estimatedFeeLamports: number | null;
+  estimatedFeeUsdc: string | null;
+  estimatedFeeEth: string | null;
+}
+
+export interface BuildResult {
+  transaction: BuiltTransaction;
+  /** Solana: rent of the requestor's token account to be created (0 when it exists); EVM: null. */
+  ataRentLamports: number | null;
+  /**
+   * JSON-safe facts to remember about this build, stored with the intent and handed back to
+   * verifySubmission (e.g. Solana: { blockhash, lastValidBlockHeight, message }).
+   */
+  buildData: Record<string, unknown>;
+}
+
+/** A signed transaction that was decoded and found to pay the intent. */
+export interface VerifiedSubmission {
+  /** Solana base58 signature, or EVM 0x transaction hash. */
+  txSignature: string;
+  /** The fee payer / sender recovered from the signature. */
+  signer: string;
+  /** base64 of the exact signed bytes: broadcast and rebroadcast as they are. */
+  signedTransaction: string;
+  /** JSON-safe watch facts persisted with the intent (Solana: lastValidBlockHeight; EVM: from, nonce). */
+  watchData: Record<string, unknown>;
+}
+
+/** What the watcher reports about one intent. The runtime ignores reports that do not apply. */
+export type ChainObservation =
+  | { type: 'confirmed'; intentId: string; txSignature: string }
+  | { type: 'finalized'; intentId: string; txSignature: string }
+  | { type: 'failed'; intentId: string; txSignature: string; reason: FailureReason; message?: string }
+  | { type: 'dropped'; intentId: string; txSignature: string }
+  | { type: 'reorged'; intentId: string; txSignature: string };
+
+/** One transaction the watcher follows (re-added on boot for every pending/confirmed intent). */
+export interface WatchItem {
+  intentId: string;
+  chain: string;
+  txSignature: string;
+  signedTransaction: string;
+  watchData: Record<string, unknown>;
+  /** 'pending': look for confirmed/failed/dropped; 'confirmed': look for finalized or a reorg. */
+  stage: 'pending' | 'confirmed';
+  /** The intent, for EVM replacement checks (same transfer repriced counts as paid). */
+  intent: ChainIntent;
+}
+
+export interface Watcher {
+  /** Start or update following one transaction. Idempotent: re-adding replaces. */
+  watch(item: WatchItem): void;
+  unwatch(intentId: string): void;
+  stop(): Promise<void>;
+}
+
+export interface ChainAdapter {
+  family: ChainFamily;
+  /** Pure syntax check used at create time (base58 32-byte key, or 0x + 40 hex). */
+  isValidAddress(address: string): boolean;
+  /** Canonical form used for storage and comparison (EVM: EIP-55 checksum; Solana: as is). */
+  normalizeAddress(address: string): string;
+  /** Build the unsigned transaction. Throws AppError (token.unsupported_program, rpc.unavailable ...). */
+  build(network: Network, rpc: RpcPool, intent: ChainIntent, fulfiller: string): Promise<BuildResult>;
+  /**
+   * Decode the base64 signed transaction and check it pays this intent.
+   * Throws AppError request.invalid_param (param signedTransaction) for undecodable input,
+   * transaction.mismatch when it does not pay the intent or the signer is not the fulfiller.
+   */
+  verifySubmission(
+    network: Network,
+    rpc: RpcPool,
+    intent: ChainIntent,
+    signedTransactionBase64: string,
+    buildData: Record<string, unknown> | null,
+  ): Promise<VerifiedSubmission>;
+  /** Send the signed bytes. Throws AppError transaction.rejected (RPC refused it) or rpc.unavailable. */
+  broadcast(network: Network, rpc: RpcPool, submission: VerifiedSubmission): Promise<void>;
+  /** One shared, batching watcher per network. */
+  createWatcher(network: Network, rpc: RpcPool, report: (o: ChainObservation) => void): Watcher;
+}

@@ -1,0 +1,71 @@
+// The shape of PayForge's configuration (contract section 1). src/config.ts parses and
+// validates it once at boot; everything else receives the frozen object.
+
+export interface NetworkOverride {
+  rpc?: string[];
+  confirmations?: number;
+  pollIntervalMs?: number;
+  rebroadcastIntervalMs?: number;
+  tokens?: Record<string, { address: string; decimals: number }>;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  db: string;
+  networks: Record<string, NetworkOverride>;
+  intents: { defaultTtlSeconds: number; minTtlSeconds: number; maxTtlSeconds: number };
+  webhooks: {
+    retryScheduleSeconds: number[];
+    timeoutMs: number;
+    allowPrivateUrls: boolean;
+    /** How often the dispatcher looks for due deliveries when nothing woke it. */
+    pollIntervalMs: number;
+    /** A claimed delivery whose lease ran out (dead process) is claimed again. */
+    leaseMs: number;
+    concurrency: number;
+    perEndpointConcurrency: number;
+    /** The previous secret keeps signing for this long after a rotation. */
+    rotationOverlapSeconds: number;
+  };
+  screening: {
+    extraAddresses: string[];
+    /** Optional file with one extra address a line. */
+    extraAddressesFile: string | null;
+    /** Folder of sanctioned_addresses_*.txt files; null = the list embedded in the binary. */
+    listDir: string | null;
+    provider: { url: string; apiKey: string; timeoutMs: number } | null;
+  };
+  idempotency: { ttlSeconds: number };
+  rateLimit: { perSecond: number; burst: number };
+  rpc: { timeoutMs: number; breakerFailures: number; breakerCooldownMs: number; retryAfterSeconds: number };
+  adminToken: string | null;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Connect actors to the Stately inspector (serve --inspect). */
+  inspect: boolean;
+}
+
+export const DEFAULT_CONFIG: Config = {
+  port: 8080,
+  host: '127.0.0.1',
+  db: './data/payforge.db',
+  networks: {},
+  intents: { defaultTtlSeconds: 900, minTtlSeconds: 60, maxTtlSeconds: 604800 },
+  webhooks: {
+    retryScheduleSeconds: [60, 300, 1800, 7200, 18000, 36000, 43200, 57600, 86400],
+    timeoutMs: 10000,
+    allowPrivateUrls: false,
+    pollIntervalMs: 1000,
+    leaseMs: 30000,
+    concurrency: 64,
+    perEndpointConcurrency: 8,
+    rotationOverlapSeconds: 86400,
+  },
+  screening: { extraAddresses: [], extraAddressesFile: null, listDir: null, provider: null },
+  idempotency: { ttlSeconds: 86400 },
+  rateLimit: { perSecond: 200, burst: 400 },
+  rpc: { timeoutMs: 5000, breakerFailures: 3, breakerCooldownMs: 10000, retryAfterSeconds: 5 },
+  adminToken: null,
+  logLevel: 'info',
+  inspect: false,
+};

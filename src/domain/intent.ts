@@ -1,0 +1,149 @@
+// The PaymentIntent as the domain sees it: states, the stored record, and the wire shape.
+// Pure: no I/O. Amounts are bigint base units; the wire shape carries decimal strings.
+
+import { formatAmount } from './money';
+
+export const INTENT_STATES = [
+  'created',
+  'pending',
+  'confirmed',
+  'finalized',
+  'failed',
+  'expired',
+  'cancelled',
+  'dropped',
+] as const;
+export type IntentState = (typeof INTENT_STATES)[number];
+
+/** States with no way out: their actors are stopped and dropped from memory. */
+export const TERMINAL_STATES: ReadonlySet<IntentState> = new Set(['finalized', 'failed', 'expired', 'cancelled']);
+export const isTerminal = (s: IntentState): boolean => TERMINAL_STATES.has(s);
+
+export const FAILURE_REASONS = ['insufficient_balance', 'revert', 'slippage', 'program_error'] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+export type Mode = 'test' | 'live';
+export type ChainFamily = 'solana' | 'evm';
+
+export const EVENT_TYPES = [
+  'intent.created',
+  'intent.pending',
+  'intent.confirmed',
+  'intent.finalized',
+  'intent.failed',
+  'intent.expired',
+  'intent.cancelled',
+  'intent.retry_required',
+  'intent.detected',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The intent as stored (one row of `intents`). Times are epoch milliseconds. */
+export interface IntentRecord {
+  id: string;
+  accountId: string;
+  mode: Mode;
+  chain: string;
+  token: string;
+  tokenAddress: string;
+  decimals: number;
+  amountBaseUnits: bigint;
+  requestor: string;
+  fulfiller: string | null;
+  direction: 'request';
+  state: IntentState;
+  reference: string | null;
+  metadata: Record<string, string>;
+  idempotencyKey: string | null;
+  ttlSeconds: number;
+  expiresAt: number;
+  createdAt: number;
+  updatedAt: number;
+  retryRequired: boolean;
+  pendingAtExpiry: boolean;
+  txSignature: string | null;
+  detectedAt: number | null;
+  ataRentLamports: number | null;
+  confirmedAt: number | null;
+  finalizedAt: number | null;
+  failureReason: FailureReason | null;
+  refundedBy: string | null;
+  refundOf: string | null;
+}
+
+/** The PaymentIntent object of the API and of webhook envelopes: every field, unset = null. */
+export interface PaymentIntentWire {
+  id: string;
+  chain: string;
+  token: string;
+  amount: string;
+  requestor: string;
+  direction: 'request';
+  state: IntentState;
+  reference: string | null;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+  livemode: boolean;
+  idempotencyKey: string | null;
+  tokenAddress: string;
+  amountBaseUnits: string;
+  fulfiller: string | null;
+  retryRequired: boolean;
+  pendingAtExpiry: boolean;
+  txSignature: string | null;
+  detectedAt: string | null;
+  ataRentLamports: number | null;
+  ttlSeconds: number;
+  confirmedAt: string | null;
+  finalizedAt: string | null;
+  metadata: Record<string, string>;
+  refundedBy: string | null;
+  refundOf: string | null;
+  failureReason: FailureReason | null;
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+export function toWire(r: IntentRecord): PaymentIntentWire {
+  return {
+    id: r.id,
+    chain: r.chain,
+    token: r.token,
+    amount: formatAmount(r.amountBaseUnits, r.decimals),
+    requestor: r.requestor,
+    direction: r.direction,
+    state: r.state,
+    reference: r.reference,
+    expiresAt: iso(r.expiresAt),
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
+    livemode: r.mode === 'live',
+    idempotencyKey: r.idempotencyKey,
+    tokenAddress: r.tokenAddress,
+    amountBaseUnits: r.amountBaseUnits.toString(),
+    fulfiller: r.fulfiller,
+    retryRequired: r.retryRequired,
+    pendingAtExpiry: r.pendingAtExpiry,
+    txSignature: r.txSignature,
+    detectedAt: isoOrNull(r.detectedAt),
+    ataRentLamports: r.ataRentLamports,
+    ttlSeconds: r.ttlSeconds,
+    confirmedAt: isoOrNull(r.confirmedAt),
+    finalizedAt: isoOrNull(r.finalizedAt),
+    metadata: r.metadata,
+    refundedBy: r.refundedBy,
+    refundOf: r.refundOf,
+    failureReason: r.failureReason,
+  };
+}
+
+/** The webhook / events API envelope of seed section 6.1. */
+export interface EventEnvelope {
+  eventId: string;
+  type: EventType;
+  createdAt: string;
+  livemode: boolean;
+  data: { intent: PaymentIntentWire };
+}

@@ -1,0 +1,35 @@
+// The upstream pool contract shared by both chain families (JSON-RPC 2.0 over HTTP).
+
+export interface JsonRpcResponse {
+  jsonrpc: '2.0';
+  id: number | string | null;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export interface RpcPool {
+  /** The network this pool serves (CAIP-2), for logs and error details. */
+  readonly chain: string;
+  /**
+   * Send one JSON-RPC payload (object or batch array) and return the parsed JSON body.
+   * Transport failures (connect error, timeout, HTTP 5xx/429, unparseable body) fail over to
+   * the next healthy upstream; JSON-RPC error objects are answers, returned as they are.
+   * Throws AppError rpc.unavailable (details.retry_after) when no upstream answers.
+   */
+  request(payload: unknown): Promise<unknown>;
+  /** Convenience: one call; throws RpcCallError when the answer is a JSON-RPC error. */
+  call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /** Upstream health for /metrics and the dashboard. */
+  status(): Array<{ url: string; state: 'closed' | 'open' | 'half_open'; failures: number }>;
+}
+
+export class RpcCallError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'RpcCallError';
+  }
+}

@@ -1,0 +1,48 @@
+// Opening the database: pragmas for durability (WAL + synchronous=FULL) and the migrations
+// embedded in the build. The only place that creates a bun:sqlite Database.
+import { Database } from 'bun:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
+import { MIGRATIONS } from './migrations.generated';
+import * as schema from './schema';
+
+export type Orm = BunSQLiteDatabase<typeof schema>;
+
+export interface Db {
+  sqlite: Database;
+  orm: Orm;
+  close(): void;
+}
+
+export function openDb(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  // WAL lets the CLI work on the file while a server runs; FULL makes every commit durable.
+  sqlite.exec('PRAGMA journal_mode = WAL');
+  sqlite.exec('PRAGMA synchronous = FULL');
+  sqlite.exec('PRAGMA busy_timeout = 5000');
+  sqlite.exec('PRAGMA foreign_keys = ON');
+  migrate(sqlite);
+  const orm = drizzle({ client: sqlite, schema });
+  return { sqlite, orm, close: () => sqlite.close() };
+}
+
+/** Apply embedded migrations not yet recorded, each in its own transaction, in order. */
+export function migrate(sqlite: Database): void {
+  sqlite.exec(
+    'CREATE TABLE IF NOT EXISTS __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)',
+  );
+  const applied = new Set(
+    (sqlite.query('SELECT tag FROM __migrations').all() as Array<{ tag: string }>).map((r) => r.tag),
+  );
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.tag)) continue;
+    sqlite.transaction(() => {
+      for (const stmt of m.sql.split('--> statement-breakpoint')) {
+        if (stmt.trim()) sqlite.exec(stmt);
+      }
+      sqlite.query('INSERT INTO __migrations (tag, applied_at) VALUES (?, ?)').run(m.tag, Date.now());
+    }).immediate();
+  }
+}
