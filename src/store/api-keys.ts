@@ -1,0 +1,84 @@
+// API keys: `pk_<mode>_` + 32 base62 chars, shown once and stored only as SHA-256 hex + last4.
+// findActiveKeyByHash is on every request's path, so it is one cached prepared statement.
+import { createHash } from 'node:crypto';
+import type { Statement } from 'bun:sqlite';
+import { and, eq, isNull } from 'drizzle-orm';
+import { AppError } from '../domain/errors';
+import { newId, randomBase62 } from '../domain/ids';
+import type { Mode } from '../domain/intent';
+import type { Plan } from './accounts';
+import { getAccount } from './accounts';
+import type { Db } from './db';
+import { apiKeys } from './schema';
+
+export const API_KEY_RE = /^pk_(test|live)_[0-9A-Za-z]{32}$/;
+
+export interface ActiveKey {
+  keyId: string;
+  accountId: string;
+  mode: Mode;
+  plan: Plan;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  accountId: string;
+  mode: Mode;
+  last4: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function createApiKey(db: Db, input: { accountId: string; mode: Mode }): { key: string; id: string; last4: string } {
+  if (input.mode !== 'test' && input.mode !== 'live') {
+    throw new AppError('request.invalid_param', 'mode must be test or live', { param: 'mode' });
+  }
+  if (!getAccount(db, input.accountId)) {
+    throw new AppError('account.not_found', `no account ${input.accountId}`, { param: 'account' });
+  }
+  const key = `pk_${input.mode}_${randomBase62(32)}`;
+  const id = newId('key');
+  const last4 = key.slice(-4);
+  db.orm
+    .insert(apiKeys)
+    .values({ id, accountId: input.accountId, mode: input.mode, hash: hashApiKey(key), last4, createdAt: Date.now() })
+    .run();
+  return { key, id, last4 };
+}
+
+/** Revoke by the key itself or its id. Revoking twice keeps the first revocation time. */
+export function revokeApiKey(db: Db, keyOrId: string): ApiKeyInfo {
+  const where = keyOrId.startsWith('pk_') ? eq(apiKeys.hash, hashApiKey(keyOrId)) : eq(apiKeys.id, keyOrId);
+  db.orm.update(apiKeys).set({ revokedAt: Date.now() }).where(and(where, isNull(apiKeys.revokedAt))).run();
+  const row = db.orm.select().from(apiKeys).where(where).get();
+  if (!row) throw new AppError('key.not_found', 'no such API key', { param: 'key' });
+  return { id: row.id, accountId: row.accountId, mode: row.mode, last4: row.last4, createdAt: row.createdAt, revokedAt: row.revokedAt };
+}
+
+export function listApiKeys(db: Db, accountId: string): ApiKeyInfo[] {
+  return db.orm
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId, mode: apiKeys.mode, last4: apiKeys.last4, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .from(apiKeys)
+    .where(eq(apiKeys.accountId, accountId))
+    .all();
+}
+
+// One prepared statement per open database; a WeakMap so a closed Db does not leak it.
+const keyCache = new WeakMap<Db['sqlite'], Statement<ActiveKey, [string]>>();
+
+export function findActiveKeyByHash(db: Db, sha256hex: string): ActiveKey | null {
+  let stmt = keyCache.get(db.sqlite);
+  if (!stmt) {
+    stmt = db.sqlite.prepare<ActiveKey, [string]>(
+      `SELECT k.id AS keyId, k.account_id AS accountId, k.mode AS mode, a.plan AS plan
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        WHERE k.hash = ? AND k.revoked_at IS NULL`,
+    );
+    keyCache.set(db.sqlite, stmt);
+  }
+  return stmt.get(sha256hex) ?? null;
+}
