@@ -1,0 +1,56 @@
+// `webhooks set-endpoint`: set (or change) the one endpoint URL of an account and mode.
+// The secret is created on the first set and kept on later sets, so changing the URL does not
+// break receivers already verifying; rotate-secret is the one way to change it.
+import type { Config } from '../config.types';
+import { AppError } from '../domain/errors';
+import type { Mode } from '../domain/intent';
+import type { Db } from '../store/db';
+import { accountExists, getEndpoint } from './endpoints';
+import { newSecret } from './sign';
+import { assertEndpointAllowed, type Lookup } from './url-policy';
+
+export interface SetEndpointInput {
+  accountId: string;
+  mode: Mode;
+  url: string;
+}
+
+export interface SetEndpointResult {
+  /** The URL as stored (WHATWG-normalized, e.g. a bare origin gains its trailing slash). */
+  url: string;
+  secret: string;
+}
+
+export async function setEndpoint(
+  db: Db,
+  cfg: Config,
+  input: SetEndpointInput,
+  deps: { lookup?: Lookup; now?: () => number } = {},
+): Promise<SetEndpointResult> {
+  if (!accountExists(db, input.accountId))
+    throw new AppError('account.not_found', `No account ${input.accountId}`, { param: 'account' });
+  // DNS first, outside any transaction: the write below stays short and synchronous.
+  const url = (
+    await assertEndpointAllowed(input.url, { mode: input.mode, allowPrivateUrls: cfg.webhooks.allowPrivateUrls }, deps.lookup)
+  ).href;
+  const now = (deps.now ?? Date.now)();
+  return db.sqlite
+    .transaction((): SetEndpointResult => {
+      const existing = getEndpoint(db, input.accountId, input.mode);
+      if (existing) {
+        db.sqlite
+          .query('UPDATE webhook_endpoints SET url = ?, updated_at = ? WHERE account_id = ? AND mode = ?')
+          .run(url, now, input.accountId, input.mode);
+        return { url, secret: existing.secret };
+      }
+      const secret = newSecret();
+      db.sqlite
+        .query(
+          `INSERT INTO webhook_endpoints (account_id, mode, url, secret, previous_secret, previous_secret_expires_at, created_at, updated_at)
+           VALUES (?, ?, ?, ?, NULL, NULL, ?, ?)`,
+        )
+        .run(input.accountId, input.mode, url, secret, now, now);
+      return { url, secret };
+    })
+    .immediate();
+}

@@ -1,0 +1,49 @@
+// Webhook signatures: the PayForge X-PF-Signature (Stripe-style, keyed with the whole secret
+// string) and the Standard Webhooks headers (keyed with the decoded bytes after `whsec_`), so
+// the Standard Webhooks reference libraries verify our deliveries unchanged.
+import { createHmac, randomBytes } from 'node:crypto';
+
+const PREFIX = 'whsec_';
+
+/** A new endpoint secret: `whsec_` + base64 of 32 random bytes (contract section 8). */
+export function newSecret(): string {
+  return PREFIX + randomBytes(32).toString('base64');
+}
+
+/** Hex HMAC-SHA256 of the raw body keyed with the whole secret string as UTF-8 (seed 6.3). */
+export function pfSignature(secret: string, body: string): string {
+  return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
+}
+
+/** One Standard Webhooks signature `v1,<base64>` over `${id}.${timestamp}.${body}`. */
+export function standardSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
+  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
+  return `v1,${mac}`;
+}
+
+export interface SignInput {
+  /** The event id: the Standard Webhooks message id, stable across retries so receivers dedupe. */
+  eventId: string;
+  body: string;
+  /** The current secret first; the previous one (rotation overlap) after it, if still valid. */
+  secrets: readonly string[];
+  /** Unix seconds at send time: every retry carries a fresh timestamp. */
+  timestampSeconds: number;
+}
+
+/** All signing headers of one delivery attempt. */
+export function signHeaders(input: SignInput): Record<string, string> {
+  const [current] = input.secrets;
+  if (current === undefined) throw new Error('signHeaders: no secret');
+  return {
+    'X-PF-Signature': pfSignature(current, input.body),
+    'X-PF-Event-Id': input.eventId,
+    'webhook-id': input.eventId,
+    'webhook-timestamp': String(input.timestampSeconds),
+    // Space-separated list: a receiver still holding the old secret keeps verifying.
+    'webhook-signature': input.secrets
+      .map((s) => standardSignature(s, input.eventId, input.timestampSeconds, input.body))
+      .join(' '),
+  };
+}
