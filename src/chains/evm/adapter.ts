@@ -1,0 +1,19 @@
+// The EVM chain adapter: Base / Base Sepolia (ERC-20 USDC, op-stack fees) and Tempo / Tempo
+// Moderato (TIP-20, fee in the token) are networks of this one adapter; each verb is its own file.
+import type { ChainAdapter } from '../types';
+import { isValidAddress, normalizeAddress } from './address';
+import { broadcastSigned } from './broadcast';
+import { buildTransfer } from './build';
+import { verifyTransfer } from './verify';
+import { createEvmWatcher } from './watcher';
+
+export const evmAdapter: ChainAdapter = {
+  family: 'evm',
+  isValidAddress,
+  normalizeAddress,
+  build: (network, rpc, intent, fulfiller) => buildTransfer({ network, rpc, intent, fulfiller }),
+  verifySubmission: (network, rpc, intent, signedTransactionBase64) =>
+    verifyTransfer({ network, rpc, intent, signedTransactionBase64 }),
+  broadcast: (_network, rpc, submission) => broadcastSigned(rpc, submission),
+  createWatcher: (network, rpc, report) => createEvmWatcher(network, rpc, report),
+};
