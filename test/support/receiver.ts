@@ -24,7 +24,7 @@ export interface Reply {
 export type Handler = (req: ReceivedRequest, index: number) => Reply | Promise<Reply>;
 
 export interface Receiver {
-  /** Base URL, `http://127.0.0.1:<port>`; append any path. */
+  /** Base URL, `http://127.0.0.1:<port>` (https with `tls`); append any path. */
   origin: string;
   url(path?: string): string;
   port: number;
@@ -39,7 +39,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export function startReceiver(opts: { hostname?: string } = {}): Receiver {
+export function startReceiver(opts: { hostname?: string; tls?: { cert: string; key: string } } = {}): Receiver {
   const requests: ReceivedRequest[] = [];
   const queued: Reply[] = [];
   let handler: Handler = () => ({ status: 200 });
@@ -49,6 +49,7 @@ export function startReceiver(opts: { hostname?: string } = {}): Receiver {
     port: 0,
     hostname: opts.hostname ?? '127.0.0.1',
     idleTimeout: 0,
+    ...(opts.tls ? { tls: opts.tls } : {}),
     async fetch(req) {
       const u = new URL(req.url);
       const rec: ReceivedRequest = {
@@ -66,7 +67,7 @@ export function startReceiver(opts: { hostname?: string } = {}): Receiver {
     },
   });
 
-  const origin = `http://127.0.0.1:${server.port}`;
+  const origin = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${server.port}`;
   const on = (prefix: string) => requests.filter((r) => r.path.startsWith(prefix));
   return {
     origin,

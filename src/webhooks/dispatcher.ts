@@ -1,0 +1,207 @@
+// The webhook dispatcher: claim due outbox rows (lease) → sign at send time → POST → record the
+// attempt (delivered / backoff / failed). Bounded concurrency overall and per endpoint URL, so a
+// slow or dead receiver only ever occupies its own slots. Crash-safe: state lives in the rows.
+import type { Config } from '../config.types';
+import type { Db } from '../store/db';
+import { createClaimer, type ClaimedDelivery } from './claim';
+import { activeSecrets } from './endpoints';
+import { createRecorder, decideAttempt, type AttemptRecord } from './record-attempt';
+import { sendDelivery, type FetchFn, type SendOutcome } from './send';
+import { signHeaders } from './sign';
+import { systemLookup, type Lookup } from './url-policy';
+
+export type DispatcherLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+
+export interface DispatcherDeps {
+  db: Db;
+  config: Config;
+  log?: DispatcherLog;
+  /** Injected for tests (e.g. to trust a test CA); defaults to Bun's fetch. */
+  fetch?: FetchFn;
+  lookup?: Lookup;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface DispatcherStats {
+  inFlight: number;
+  attempts: number;
+  delivered: number;
+  failed: number;
+}
+
+export interface Dispatcher {
+  start(): void;
+  /** New rows are due (after a transition's commit, a replay): claim now instead of at the next poll. */
+  wake(): void;
+  /** Abort in-flight sends (their rows are released, not charged an attempt) and stop polling. */
+  stop(): Promise<void>;
+  stats(): DispatcherStats;
+}
+
+interface SendContext {
+  payload: string | null;
+  secret: string | null;
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+}
+
+export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+  const { db, config } = deps;
+  const w = config.webhooks;
+  const log = deps.log ?? (() => {});
+  const now = deps.now ?? Date.now;
+  const doFetch: FetchFn = deps.fetch ?? ((i, init) => fetch(i, init as RequestInit));
+  const lookup = deps.lookup ?? systemLookup;
+  // A lease must outlive one whole attempt (DNS + connect + timeout), or a live send's row
+  // could be claimed twice.
+  const leaseMs = Math.max(w.leaseMs, w.timeoutMs * 2);
+
+  const claim = createClaimer(db.sqlite);
+  const recorder = createRecorder(db.sqlite);
+  // Payload and the secrets are read at send time: a rotation applies to retries at once.
+  const contextStmt = db.sqlite.prepare<SendContext, [string, string, string]>(
+    `SELECT e.payload AS payload, w.secret AS secret, w.previous_secret AS previousSecret,
+            w.previous_secret_expires_at AS previousSecretExpiresAt
+       FROM (SELECT 1) LEFT JOIN events e ON e.id = ?1
+       LEFT JOIN webhook_endpoints w ON w.account_id = ?2 AND w.mode = ?3`,
+  );
+
+  const perUrl = new Map<string, number>();
+  let inFlight = 0;
+  const running = new Set<Promise<void>>();
+  let toRecord: AttemptRecord[] = [];
+  let toRelease: Array<{ id: string; leaseUntil: number }> = [];
+  const stats = { attempts: 0, delivered: 0, failed: 0 };
+  const abort = new AbortController();
+  let started = false;
+  let stopped = false;
+  let tickScheduled = false;
+  let poll: ReturnType<typeof setInterval> | undefined;
+
+  function kick(): void {
+    if (!started || stopped || tickScheduled) return;
+    tickScheduled = true;
+    setImmediate(tick);
+  }
+
+  function flush(): void {
+    if (toRecord.length > 0) {
+      const batch = toRecord;
+      toRecord = [];
+      try {
+        recorder.record(batch);
+      } catch (e) {
+        // Busy or I/O trouble: keep them for the next tick; the lease fence keeps this safe.
+        toRecord = batch.concat(toRecord);
+        throw e;
+      }
+    }
+    if (toRelease.length > 0) {
+      const batch = toRelease;
+      toRelease = [];
+      recorder.release(batch);
+    }
+  }
+
+  function tick(): void {
+    tickScheduled = false;
+    if (stopped) return;
+    try {
+      flush();
+      // Claim until the slots are full or nothing more is due.
+      for (;;) {
+        const free = w.concurrency - inFlight;
+        if (free <= 0) return;
+        const t = now();
+        const rows = claim({ now: t, leaseUntil: t + leaseMs, limit: free, perEndpoint: w.perEndpointConcurrency, inFlight: perUrl });
+        for (const row of rows) launch(row);
+        if (rows.length < free) return;
+      }
+    } catch (e) {
+      log('error', 'webhook dispatcher tick failed; retrying at the next poll', { error: String(e) });
+    }
+  }
+
+  function launch(row: ClaimedDelivery): void {
+    inFlight++;
+    perUrl.set(row.url, (perUrl.get(row.url) ?? 0) + 1);
+    const p = attempt(row)
+      .catch((e) => log('error', 'webhook attempt crashed', { deliveryId: row.id, error: String(e) }))
+      .finally(() => {
+        inFlight--;
+        const n = perUrl.get(row.url)! - 1;
+        if (n === 0) perUrl.delete(row.url);
+        else perUrl.set(row.url, n);
+        running.delete(p);
+        kick();
+      });
+    running.add(p);
+  }
+
+  async function attempt(row: ClaimedDelivery): Promise<void> {
+    const ctx = contextStmt.get(row.eventId, row.accountId, row.mode);
+    const sentAt = now();
+    let outcome: SendOutcome;
+    if (!ctx?.payload) outcome = { ok: false, status: null, error: `event ${row.eventId} not found` };
+    else if (!ctx.secret) outcome = { ok: false, status: null, error: 'no webhook endpoint (secret) for this account and mode' };
+    else {
+      const secrets = activeSecrets(
+        { url: row.url, secret: ctx.secret, previousSecret: ctx.previousSecret, previousSecretExpiresAt: ctx.previousSecretExpiresAt },
+        sentAt,
+      );
+      const headers = {
+        'Content-Type': 'application/json',
+        ...signHeaders({ eventId: row.eventId, body: ctx.payload, secrets, timestampSeconds: Math.floor(sentAt / 1000) }),
+      };
+      outcome = await sendDelivery({
+        url: row.url,
+        body: ctx.payload,
+        headers,
+        timeoutMs: w.timeoutMs,
+        policy: { mode: row.mode, allowPrivateUrls: w.allowPrivateUrls },
+        lookup,
+        fetch: doFetch,
+        signal: abort.signal,
+      });
+    }
+    if (outcome.aborted) {
+      toRelease.push({ id: row.id, leaseUntil: row.leaseUntil });
+      return;
+    }
+    const rec = decideAttempt(row, outcome, now(), w.retryScheduleSeconds, deps.random);
+    stats.attempts++;
+    if (rec.status === 'delivered') stats.delivered++;
+    if (rec.status === 'failed') {
+      stats.failed++;
+      log('warn', 'webhook delivery failed for good', { deliveryId: row.id, eventId: row.eventId, attempts: rec.attemptCount, error: rec.error });
+    } else if (!outcome.ok) {
+      log('debug', 'webhook attempt failed', { deliveryId: row.id, attempt: rec.attemptCount, error: rec.error });
+    }
+    toRecord.push(rec);
+  }
+
+  return {
+    start() {
+      if (started || stopped) return;
+      started = true;
+      poll = setInterval(kick, w.pollIntervalMs);
+      poll.unref?.();
+      kick();
+    },
+    wake: kick,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (poll) clearInterval(poll);
+      abort.abort();
+      await Promise.allSettled([...running]);
+      try {
+        flush();
+      } catch (e) {
+        log('error', 'webhook dispatcher could not record its last attempts (their leases will run out)', { error: String(e) });
+      }
+    },
+    stats: () => ({ inFlight, ...stats }),
+  };
+}

@@ -1,0 +1,19 @@
+// GET /v1/events/{id}: one event's envelope, scoped to the key's account and mode.
+import { AppError } from '../domain/errors';
+import type { EventEnvelope, Mode } from '../domain/intent';
+import type { Db } from '../store/db';
+
+export interface GetEventInput {
+  accountId: string;
+  mode: Mode;
+  eventId: string;
+}
+
+export function getEvent(db: Db, input: GetEventInput): EventEnvelope {
+  const row = db.sqlite
+    .query<{ payload: string }, [string, string, string]>('SELECT payload FROM events WHERE id = ? AND account_id = ? AND mode = ?')
+    .get(input.eventId, input.accountId, input.mode);
+  // Another account's event answers exactly like a missing one (never reveal it exists).
+  if (!row) throw new AppError('event.not_found', `No event ${input.eventId}`, { details: { event_id: input.eventId } });
+  return JSON.parse(row.payload) as EventEnvelope;
+}

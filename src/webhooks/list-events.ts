@@ -1,0 +1,40 @@
+// GET /v1/events: the account's events in one mode, newest first, cursor `starting_after`
+// (an event id, as Stripe). Each is the exact envelope that was (or will be) delivered.
+import { AppError } from '../domain/errors';
+import type { EventEnvelope, Mode } from '../domain/intent';
+import type { Db } from '../store/db';
+
+export interface ListEventsInput {
+  accountId: string;
+  mode: Mode;
+  /** Validated by the API: 1..100. */
+  limit: number;
+  startingAfter?: string;
+}
+
+export interface ListEventsResult {
+  events: EventEnvelope[];
+  hasMore: boolean;
+}
+
+export function listEvents(db: Db, input: ListEventsInput): ListEventsResult {
+  let before = Number.MAX_SAFE_INTEGER;
+  if (input.startingAfter !== undefined) {
+    const cursor = db.sqlite
+      .query<{ seq: number }, [string, string, string]>('SELECT seq FROM events WHERE id = ? AND account_id = ? AND mode = ?')
+      .get(input.startingAfter, input.accountId, input.mode);
+    if (!cursor)
+      throw new AppError('request.invalid_param', `starting_after ${input.startingAfter} is not an event of this account`, {
+        param: 'starting_after',
+      });
+    before = cursor.seq;
+  }
+  // One row more than asked tells whether another page exists.
+  const rows = db.sqlite
+    .query<{ payload: string }, [string, string, number, number]>(
+      'SELECT payload FROM events WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    )
+    .all(input.accountId, input.mode, before, input.limit + 1);
+  const hasMore = rows.length > input.limit;
+  return { events: rows.slice(0, input.limit).map((r) => JSON.parse(r.payload) as EventEnvelope), hasMore };
+}

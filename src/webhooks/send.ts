@@ -1,0 +1,89 @@
+// One HTTP attempt of one delivery: resolve the host, refuse addresses the URL policy forbids,
+// then connect to exactly that checked address (Host header and TLS name kept), so DNS
+// rebinding between set-endpoint and now cannot reach an internal host. Redirects are never
+// followed: a 3xx is a failed attempt.
+import { checkServerIdentity } from 'node:tls';
+import { isIP } from 'node:net';
+import { bareHost, checkUrlShape, resolveAllowed, type Lookup, type UrlPolicy } from './url-policy';
+
+export type FetchFn = (input: string | URL, init: RequestInit & { tls?: Record<string, unknown> }) => Promise<Response>;
+
+export interface SendInput {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  policy: UrlPolicy;
+  lookup: Lookup;
+  fetch: FetchFn;
+  /** Aborts the attempt (dispatcher stop); the outcome is then `aborted`. */
+  signal?: AbortSignal;
+}
+
+export interface SendOutcome {
+  ok: boolean;
+  /** HTTP status, or null when no response arrived (refused, connect error, timeout). */
+  status: number | null;
+  error: string | null;
+  /** Aborted by the dispatcher stopping: not an attempt the receiver should be charged for. */
+  aborted?: boolean;
+}
+
+/** How much of a failing response body is kept in lastError (debugging aid, bounded). */
+const ERROR_BODY_CHARS = 200;
+
+export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
+  const url = checkUrlShape(input.url, input.policy);
+  if (typeof url === 'string') return { ok: false, status: null, error: `refused: ${url}` };
+  const addresses = await resolveAllowed(url, input.policy, input.lookup);
+  if (typeof addresses === 'string') return { ok: false, status: null, error: `refused: ${addresses}` };
+
+  const host = bareHost(url);
+  const target = new URL(url.href);
+  const headers: Record<string, string> = { ...input.headers };
+  let tls: Record<string, unknown> | undefined;
+  if (!isIP(host)) {
+    // Prefer IPv4: hosts without IPv6 routes are common; all addresses passed the policy.
+    const ip = addresses.find((a) => isIP(a) === 4) ?? addresses[0]!;
+    target.hostname = isIP(ip) === 6 ? `[${ip}]` : ip;
+    headers.Host = url.host;
+    if (url.protocol === 'https:') tls = { serverName: host, checkServerIdentity: (_: string, cert: never) => checkServerIdentity(host, cert) };
+  }
+
+  const timeout = AbortSignal.timeout(input.timeoutMs);
+  const signal = input.signal ? AbortSignal.any([timeout, input.signal]) : timeout;
+  try {
+    const res = await input.fetch(target.href, { method: 'POST', body: input.body, headers, redirect: 'manual', signal, ...(tls ? { tls } : {}) });
+    const text = await readBounded(res);
+    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, error: null };
+    const why =
+      res.status >= 300 && res.status < 400
+        ? `redirect not followed (Location: ${res.headers.get('location') ?? '-'})`
+        : `HTTP ${res.status}${text ? `: ${text}` : ''}`;
+    return { ok: false, status: res.status, error: why };
+  } catch (e) {
+    if (input.signal?.aborted) return { ok: false, status: null, error: 'aborted: dispatcher stopping', aborted: true };
+    if (timeout.aborted) return { ok: false, status: null, error: `timeout after ${input.timeoutMs} ms` };
+    return { ok: false, status: null, error: `request failed: ${(e as Error).message ?? String(e)}` };
+  }
+}
+
+/** Drain at most a few KiB of the body: frees the connection for keep-alive without letting a
+ *  receiver stream an endless body at us; returns the start of it for lastError. */
+async function readBounded(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size < 4096) chunks.push(value);
+    size += value.byteLength;
+    if (size > 65536) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8', 0, Math.min(size, 4096)).slice(0, ERROR_BODY_CHARS);
+}
