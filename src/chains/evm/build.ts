@@ -92,6 +92,7 @@ export async function buildTransfer({ network, rpc, intent, fulfiller }: BuildIn
       nonce,
       chainId,
       gas: gas.toString(),
+      gasEstimate: gasEstimate.toString(),
       maxFeePerGas: maxFeePerGas.toString(),
       maxPriorityFeePerGas: maxPriorityFeePerGas.toString(),
       baseFeePerGas: baseFee.toString(),
