@@ -1,0 +1,182 @@
+// The PaymentIntent lifecycle as a pure XState v5 machine (contract section 4).
+// Side effects are named: `emit` (record a webhook event) and the `watchChain` actor; their
+// defaults throw, and the actor runtime injects real ones with .provide(). Imports only xstate
+// and src/domain. Deadlines are NOT `after` timers: they live in the database (expires_at).
+
+import { assign, fromCallback, setup } from 'xstate';
+import type { EventType, FailureReason } from '../src/domain/intent';
+
+/** Bump when a change makes old persisted snapshots unreadable; the runtime stores it per row. */
+export const MACHINE_VERSION = 1;
+
+export interface IntentContext {
+  intentId: string;
+  family: 'solana' | 'evm';
+  txSignature: string | null;
+  retryRequired: boolean;
+  pendingAtExpiry: boolean;
+  failureReason: FailureReason | null;
+  detectedAt: number | null;
+  confirmedAt: number | null;
+  finalizedAt: number | null;
+}
+
+export interface IntentInput {
+  intentId: string;
+  family: 'solana' | 'evm';
+}
+
+/** Every event carries `at` (epoch ms) so the machine never reads the clock itself. */
+export type IntentEvent =
+  | { type: 'SUBMIT'; at: number; txSignature: string }
+  | { type: 'CANCEL'; at: number }
+  | { type: 'EXPIRE'; at: number }
+  | { type: 'DETECTED'; at: number }
+  | { type: 'CHAIN_CONFIRMED'; at: number; txSignature: string }
+  | { type: 'CHAIN_FINALIZED'; at: number; txSignature: string }
+  | { type: 'CHAIN_FAILED'; at: number; reason: FailureReason }
+  | { type: 'CHAIN_DROPPED'; at: number }
+  | { type: 'CHAIN_REORGED'; at: number }
+  | { type: 'SIMULATE_CONFIRMED'; at: number }
+  | { type: 'SIMULATE_FINALIZED'; at: number }
+  | { type: 'SIMULATE_FAILED'; at: number; reason: FailureReason }
+  | { type: 'SIMULATE_EXPIRED'; at: number }
+  | { type: 'SIMULATE_DROPPED'; at: number };
+
+export type IntentEventType = IntentEvent['type'];
+
+const emit = (type: EventType) => ({ type: 'emit' as const, params: { type } });
+
+// Shared transitions reference named actions only, so they stay plain JSON-like objects.
+const toConfirmed = { target: 'confirmed', actions: ['markConfirmed', emit('intent.confirmed')] } as const;
+const toFailed = { target: 'failed', actions: ['markFailed', emit('intent.failed')] } as const;
+const toExpired = { target: 'expired', actions: ['clearRetry', emit('intent.expired')] } as const;
+const toDropped = { target: 'dropped', actions: ['markRetryRequired', emit('intent.retry_required')] } as const;
+const submit = { target: 'pending', actions: ['markSubmitted', emit('intent.pending')] } as const;
+const detected = { guard: 'notYetDetected', actions: ['markDetected', emit('intent.detected')] } as const;
+const finalize = { target: 'finalized', actions: ['markFinalized', emit('intent.finalized')] } as const;
+
+const txOf = (context: IntentContext, event: IntentEvent): string | null =>
+  'txSignature' in event ? event.txSignature : context.txSignature;
+
+export const intentMachine = setup({
+  types: {
+    context: {} as IntentContext,
+    events: {} as IntentEvent,
+    input: {} as IntentInput,
+  },
+  actions: {
+    /** Record a webhook event; the runtime writes it in the transition's transaction. */
+    emit: (_args, _params: { type: EventType }) => {
+      throw new Error('intent machine: action "emit" must be provided by the runtime');
+    },
+    markSubmitted: assign({ txSignature: ({ context, event }) => txOf(context, event), retryRequired: false }),
+    markConfirmed: assign({
+      confirmedAt: ({ event }) => event.at,
+      txSignature: ({ context, event }) => txOf(context, event),
+      retryRequired: false,
+    }),
+    markFinalized: assign({ finalizedAt: ({ event }) => event.at, txSignature: ({ context, event }) => txOf(context, event) }),
+    markConfirmedAndFinalized: assign({
+      confirmedAt: ({ event }) => event.at,
+      finalizedAt: ({ event }) => event.at,
+      txSignature: ({ context, event }) => txOf(context, event),
+      retryRequired: false,
+    }),
+    markFailed: assign({
+      failureReason: ({ event }) => ('reason' in event ? event.reason : 'revert'),
+      retryRequired: false,
+    }),
+    markRetryRequired: assign({ retryRequired: true }),
+    clearRetry: assign({ retryRequired: false }),
+    markPendingAtExpiry: assign({ pendingAtExpiry: true }),
+    markDetected: assign({ detectedAt: ({ event }) => event.at }),
+    clearConfirmed: assign({ confirmedAt: null }),
+  },
+  actors: {
+    /** Follow the submitted transaction on chain; must be idempotent (it restarts on rehydrate). */
+    watchChain: fromCallback<IntentEvent, { intentId: string; stage: 'pending' | 'confirmed' }>(() => {
+      throw new Error('intent machine: actor "watchChain" must be provided by the runtime');
+    }),
+  },
+  guards: {
+    notYetDetected: ({ context }) => context.detectedAt === null,
+    pendingAtExpiry: ({ context }) => context.pendingAtExpiry,
+    solanaFamily: ({ context }) => context.family === 'solana',
+  },
+}).createMachine({
+  id: 'intent',
+  initial: 'created',
+  context: ({ input }) => ({
+    intentId: input.intentId,
+    family: input.family,
+    txSignature: null,
+    retryRequired: false,
+    pendingAtExpiry: false,
+    failureReason: null,
+    detectedAt: null,
+    confirmedAt: null,
+    finalizedAt: null,
+  }),
+  states: {
+    created: {
+      on: {
+        SUBMIT: submit,
+        CANCEL: { target: 'cancelled', actions: emit('intent.cancelled') },
+        EXPIRE: toExpired,
+        DETECTED: detected,
+        SIMULATE_CONFIRMED: toConfirmed,
+        SIMULATE_FAILED: toFailed,
+        SIMULATE_EXPIRED: toExpired,
+      },
+    },
+    pending: {
+      invoke: { src: 'watchChain', input: ({ context }) => ({ intentId: context.intentId, stage: 'pending' as const }) },
+      on: {
+        // A broadcast transaction can still land after the TTL: flag it, keep watching, no event.
+        EXPIRE: { actions: 'markPendingAtExpiry' },
+        DETECTED: detected,
+        CHAIN_CONFIRMED: toConfirmed,
+        // The poller can first see a transaction already finalized: report both steps, in order.
+        CHAIN_FINALIZED: {
+          target: 'finalized',
+          actions: ['markConfirmedAndFinalized', emit('intent.confirmed'), emit('intent.finalized')],
+        },
+        CHAIN_FAILED: toFailed,
+        CHAIN_DROPPED: [{ guard: 'pendingAtExpiry', ...toExpired }, toDropped],
+        CHAIN_REORGED: { target: 'pending', reenter: true, actions: emit('intent.pending') },
+        SIMULATE_CONFIRMED: toConfirmed,
+        SIMULATE_FAILED: toFailed,
+        SIMULATE_EXPIRED: toExpired,
+        SIMULATE_DROPPED: { guard: 'solanaFamily', ...toDropped },
+      },
+    },
+    dropped: {
+      on: {
+        SUBMIT: submit,
+        EXPIRE: toExpired,
+        DETECTED: detected,
+        SIMULATE_CONFIRMED: toConfirmed,
+        SIMULATE_FAILED: toFailed,
+        SIMULATE_EXPIRED: toExpired,
+      },
+    },
+    confirmed: {
+      invoke: { src: 'watchChain', input: ({ context }) => ({ intentId: context.intentId, stage: 'confirmed' as const }) },
+      on: {
+        DETECTED: detected,
+        CHAIN_FINALIZED: finalize,
+        SIMULATE_FINALIZED: finalize,
+        CHAIN_REORGED: {
+          target: 'pending',
+          actions: ['clearConfirmed', emit('intent.pending')],
+        },
+      },
+    },
+    // Not an XState final state: a finalized intent still accepts DETECTED (contract section 4).
+    finalized: { on: { DETECTED: detected } },
+    failed: { type: 'final' },
+    expired: { type: 'final' },
+    cancelled: { type: 'final' },
+  },
+});

@@ -1,0 +1,93 @@
+// Deadlines from the database: one timer for the earliest expires_at among live intents, not
+// one setTimeout per intent and not XState `after` (delayed events are not persisted).
+// Re-armed on boot from the rows, so an intent that ran out while the server was down expires at once.
+
+export interface Deadlines {
+  arm(intentId: string, at: number): void;
+  disarm(intentId: string): void;
+  size(): number;
+  stop(): void;
+}
+
+export function createDeadlines(onDue: (intentId: string) => void, now: () => number = Date.now): Deadlines {
+  // Binary min-heap of [at, id]; `armed` holds the current deadline per id (lazy deletion).
+  const heap: Array<[number, string]> = [];
+  const armed = new Map<string, number>();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let timerAt = Infinity;
+  let stopped = false;
+
+  const push = (item: [number, string]) => {
+    heap.push(item);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (heap[p]![0] <= heap[i]![0]) break;
+      [heap[p], heap[i]] = [heap[i]!, heap[p]!];
+      i = p;
+    }
+  };
+  const pop = (): [number, string] | undefined => {
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      heap[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && heap[l]![0] < heap[m]![0]) m = l;
+        if (r < heap.length && heap[r]![0] < heap[m]![0]) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+        i = m;
+      }
+    }
+    return top;
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    while (heap.length > 0 && armed.get(heap[0]![1]) !== heap[0]![0]) pop();
+    const next = heap[0]?.[0] ?? Infinity;
+    if (next === timerAt) return;
+    if (timer) clearTimeout(timer);
+    timer = null;
+    timerAt = next;
+    if (next === Infinity) return;
+    // Cap the wait: setTimeout overflows past ~24.8 days, and a cap also bounds clock drift.
+    timer = setTimeout(fire, Math.min(Math.max(0, next - now()), 60_000));
+  };
+
+  const fire = () => {
+    timer = null;
+    timerAt = Infinity;
+    const t = now();
+    while (heap.length > 0 && heap[0]![0] <= t) {
+      const [at, id] = pop()!;
+      if (armed.get(id) !== at) continue;
+      armed.delete(id);
+      onDue(id);
+    }
+    schedule();
+  };
+
+  return {
+    arm(id, at) {
+      if (armed.get(id) === at) return;
+      armed.set(id, at);
+      push([at, id]);
+      schedule();
+    },
+    disarm(id) {
+      armed.delete(id);
+    },
+    size: () => armed.size,
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}

@@ -1,0 +1,16 @@
+// Bearer API keys: malformed, unknown or revoked -> 401 auth.invalid_api_key. Keys are looked
+// up by SHA-256 hash with a prepared statement; a tiny cache would risk serving a revoked key.
+import type { Caller } from '../domain/caller';
+import { AppError } from '../domain/errors';
+import { API_KEY_RE, hashApiKey, type ActiveKey } from '../store/api-keys';
+
+export function authenticate(header: string | undefined | null, find: (hash: string) => ActiveKey | null): Caller {
+  const m = header ? /^Bearer (\S+)$/.exec(header) : null;
+  const key = m?.[1];
+  if (!key || !API_KEY_RE.test(key)) {
+    throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
+  }
+  const found = find(hashApiKey(key));
+  if (!found) throw new AppError('auth.invalid_api_key', 'This API key is not valid (unknown or revoked).');
+  return { accountId: found.accountId, mode: found.mode, plan: found.plan, keyId: found.keyId };
+}

@@ -1,0 +1,23 @@
+// Operational surfaces outside /v1: liveness, readiness, Prometheus metrics.
+import type { Elysia } from 'elysia';
+import type { ApiDeps } from '../deps';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function healthRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
+  return app
+    .get('/healthz', () => ({ status: 'ok' }), { detail: { tags: ['Operations'], summary: 'Liveness' } })
+    .get(
+      '/readyz',
+      ({ set }) => {
+        if (d.ready()) return { status: 'ready' };
+        set.status = 503;
+        set.headers['retry-after'] = '1';
+        return { status: 'starting' };
+      },
+      { detail: { tags: ['Operations'], summary: 'Readiness: DB open and live actors rehydrated' } },
+    )
+    .get('/metrics', ({ set }) => {
+      set.headers['content-type'] = 'text/plain; version=0.0.4';
+      return d.metrics();
+    }, { detail: { tags: ['Operations'], summary: 'Prometheus metrics' } });
+}

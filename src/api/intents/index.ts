@@ -1,0 +1,76 @@
+// /v1/intents routes: create, list, get, patch, cancel, build, submit, detected, refund.
+import type { Elysia } from 'elysia';
+import { buildTransaction } from '../../intents/build-transaction';
+import { cancelIntent } from '../../intents/cancel-intent';
+import { createIntent } from '../../intents/create-intent';
+import { getIntent } from '../../intents/get-intent';
+import { listIntents } from '../../intents/list-intents';
+import { markDetected } from '../../intents/mark-detected';
+import { refundIntent } from '../../intents/refund-intent';
+import { submitTransaction } from '../../intents/submit-transaction';
+import { updateIntent } from '../../intents/update-intent';
+import type { ApiDeps } from '../deps';
+import {
+  BuildBody, BuildResponse, CreateIntentBody, IdParams, IntentResponse, ListIntentsQuery, ListIntentsResponse,
+  SubmitBody, SubmitResponse, UpdateIntentBody,
+} from './model';
+
+const tags = ['Intents'];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
+  const s = d.services;
+  return app
+    .post(
+      '/v1/intents',
+      async ({ headers, body, set }) => {
+        const r = await createIntent(s, {
+          caller: d.authenticate(headers.authorization),
+          body: body as Record<string, unknown>,
+          idempotencyKeyHeader: headers['idempotency-key'] ?? null,
+        });
+        set.status = 201;
+        if (r.replayed) set.headers['idempotent-replayed'] = 'true';
+        return r.body;
+      },
+      { body: CreateIntentBody, response: { 201: IntentResponse }, detail: { tags, summary: 'Create a payment intent' } },
+    )
+    .get(
+      '/v1/intents',
+      ({ headers, query }) =>
+        listIntents(s, d.authenticate(headers.authorization), {
+          limit: query.limit ?? 20,
+          startingAfter: query.starting_after,
+          state: query.state,
+          reference: query.reference,
+        }),
+      { query: ListIntentsQuery, response: { 200: ListIntentsResponse }, detail: { tags, summary: 'List intents, newest first' } },
+    )
+    .get('/v1/intents/:id', ({ headers, params }) => getIntent(s, d.authenticate(headers.authorization), params.id), {
+      params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'Retrieve an intent' },
+    })
+    .patch(
+      '/v1/intents/:id',
+      ({ headers, params, body }) => updateIntent(s, d.authenticate(headers.authorization), params.id, body as Record<string, unknown>),
+      { params: IdParams, body: UpdateIntentBody, response: { 200: IntentResponse }, detail: { tags, summary: 'Update reference or metadata (optimistic concurrency on updatedAt)' } },
+    )
+    .post('/v1/intents/:id/cancel', ({ headers, params }) => cancelIntent(s, d.authenticate(headers.authorization), params.id), {
+      params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'Cancel an intent in created' },
+    })
+    .post(
+      '/v1/intents/:id/build',
+      ({ headers, params, body }) => buildTransaction(s, d.authenticate(headers.authorization), params.id, body ?? {}),
+      { params: IdParams, body: BuildBody, response: { 200: BuildResponse }, detail: { tags, summary: 'Build the unsigned transaction for the fulfiller' } },
+    )
+    .post(
+      '/v1/intents/:id/submit',
+      ({ headers, params, body }) => submitTransaction(s, d.authenticate(headers.authorization), params.id, body),
+      { params: IdParams, body: SubmitBody, response: { 200: SubmitResponse }, detail: { tags, summary: 'Submit the signed transaction; broadcast; pending' } },
+    )
+    .post('/v1/intents/:id/detected', ({ headers, params }) => markDetected(s, d.authenticate(headers.authorization), params.id), {
+      params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'The fulfiller acknowledged audio receipt' },
+    })
+    .post('/v1/intents/:id/refund', ({ headers, params }) => refundIntent(s, d.authenticate(headers.authorization), params.id), {
+      params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'Create a linked refund intent (pro plan)' },
+    });
+}

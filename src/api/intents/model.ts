@@ -1,0 +1,113 @@
+// Request and response schemas of the intents routes: they validate input types and generate
+// the OpenAPI document. Semantic rules (decimals, ttl bounds, addresses) live in the verbs.
+import { t } from 'elysia';
+import { EVENT_TYPES, INTENT_STATES } from '../../domain/intent';
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
+const Iso = t.String({ format: 'date-time' });
+
+export const PaymentIntent = t.Object(
+  {
+    id: t.String({ pattern: '^pi_', examples: ['pi_4fTz0bq1n2Q8xY6cVw3RkL9d'] }),
+    chain: t.String({ examples: ['eip155:84532'] }),
+    token: t.String({ examples: ['USDC'] }),
+    amount: t.String({ description: 'Decimal amount in token units', examples: ['12.34'] }),
+    requestor: t.String(),
+    direction: t.Literal('request'),
+    state: t.UnionEnum([...INTENT_STATES]),
+    reference: Nullable(t.String()),
+    expiresAt: Iso,
+    createdAt: Iso,
+    updatedAt: Iso,
+    livemode: t.Boolean(),
+    idempotencyKey: Nullable(t.String()),
+    tokenAddress: t.String(),
+    amountBaseUnits: t.String({ description: 'Amount in the token\'s smallest unit (integer string)' }),
+    fulfiller: Nullable(t.String()),
+    retryRequired: t.Boolean(),
+    pendingAtExpiry: t.Boolean(),
+    txSignature: Nullable(t.String()),
+    detectedAt: Nullable(Iso),
+    ataRentLamports: Nullable(t.Integer()),
+    ttlSeconds: t.Integer(),
+    confirmedAt: Nullable(Iso),
+    finalizedAt: Nullable(Iso),
+    metadata: t.Record(t.String(), t.String()),
+    refundedBy: Nullable(t.String()),
+    refundOf: Nullable(t.String()),
+    failureReason: Nullable(t.String()),
+  },
+  { $id: '#/components/schemas/PaymentIntent', additionalProperties: false },
+);
+
+export const IntentResponse = t.Object({ intent: PaymentIntent });
+
+export const Transaction = t.Object({
+  blob: t.String({ description: 'base64 of the unsigned transaction' }),
+  format: t.UnionEnum(['solana_v0_message', 'evm_eip1559']),
+  ataRentLamports: Nullable(t.Integer()),
+  estimatedFeeLamports: Nullable(t.Integer()),
+  estimatedFeeUsdc: Nullable(t.String()),
+  estimatedFeeEth: Nullable(t.String()),
+});
+
+export const CreateIntentBody = t.Object({
+  chain: t.String({ description: 'CAIP-2 chain id', examples: ['eip155:84532'] }),
+  token: t.String({ examples: ['USDC'] }),
+  amount: t.String({ examples: ['12.34'] }),
+  requestor: t.String({ description: 'Wallet address that receives the payment' }),
+  reference: t.Optional(Nullable(t.String({ maxLength: 256 }))),
+  ttlSeconds: t.Optional(t.Integer()),
+  metadata: t.Optional(t.Record(t.String(), t.String())),
+  fulfiller: t.Optional(Nullable(t.String())),
+  direction: t.Optional(t.Literal('request')),
+  idempotencyKey: t.Optional(t.String()),
+});
+
+export const UpdateIntentBody = t.Object({
+  updatedAt: t.String({ description: 'The intent\'s current updatedAt (optimistic concurrency)' }),
+  reference: t.Optional(Nullable(t.String({ maxLength: 256 }))),
+  metadata: t.Optional(t.Record(t.String(), t.String())),
+});
+
+export const ListIntentsQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  starting_after: t.Optional(t.String()),
+  state: t.Optional(t.UnionEnum([...INTENT_STATES])),
+  reference: t.Optional(t.String()),
+});
+
+export const ListIntentsResponse = t.Object({ intents: t.Array(PaymentIntent), hasMore: t.Boolean() });
+
+export const BuildBody = t.Object({ fulfiller: t.Optional(t.String()) });
+export const BuildResponse = t.Object({ intent: PaymentIntent, transaction: Transaction });
+
+export const SubmitBody = t.Object({
+  signedTransaction: t.String({ description: 'base64 of the signed transaction' }),
+  fulfiller: t.Optional(t.String()),
+});
+export const SubmitResponse = t.Object({ intent: PaymentIntent, txSignature: t.String() });
+
+export const SimulateBody = t.Object({
+  targetState: t.UnionEnum(['confirmed', 'finalized', 'failed', 'expired', 'dropped']),
+  failureReason: t.Optional(t.UnionEnum(['insufficient_balance', 'revert', 'slippage'])),
+});
+
+export const IdParams = t.Object({ id: t.String() });
+
+export const EventEnvelope = t.Object({
+  eventId: t.String(),
+  type: t.UnionEnum([...EVENT_TYPES]),
+  createdAt: Iso,
+  livemode: t.Boolean(),
+  data: t.Object({ intent: PaymentIntent }),
+});
+
+export const ErrorResponse = t.Object({
+  error: t.Object({
+    code: t.String(),
+    message: t.String(),
+    param: Nullable(t.String()),
+    details: t.Record(t.String(), t.Unknown()),
+  }),
+});

@@ -1,0 +1,14 @@
+// /v1/test routes: test-mode only operations (a live key gets 403 auth.test_key_required).
+import type { Elysia } from 'elysia';
+import { simulateTransition } from '../../intents/simulate-transition';
+import type { ApiDeps } from '../deps';
+import { IdParams, IntentResponse, SimulateBody } from '../intents/model';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function testRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
+  return app.post(
+    '/v1/test/intents/:id/simulate',
+    ({ headers, params, body }) => simulateTransition(d.services, d.authenticate(headers.authorization), params.id, body),
+    { params: IdParams, body: SimulateBody, response: { 200: IntentResponse }, detail: { tags: ['Test mode'], summary: 'Force a lifecycle transition (test keys only)' } },
+  );
+}

@@ -1,0 +1,76 @@
+// /v1/webhooks (delivery list, replay) and /v1/events (the event log) routes.
+import { t, type Elysia } from 'elysia';
+import { invalidParam } from '../../domain/errors';
+import { requirePro } from '../../intents/refund-intent';
+import { getEvent } from '../../webhooks/get-event';
+import { listDeliveries } from '../../webhooks/list-deliveries';
+import { listEvents } from '../../webhooks/list-events';
+import { retryDelivery } from '../../webhooks/retry-delivery';
+import type { ApiDeps } from '../deps';
+import { EventEnvelope, IdParams } from '../intents/model';
+
+const Delivery = t.Object({
+  id: t.String(),
+  eventId: t.String(),
+  url: t.String(),
+  status: t.UnionEnum(['pending', 'delivered', 'failed']),
+  responseStatus: t.Union([t.Integer(), t.Null()]),
+  attemptCount: t.Integer(),
+  lastAttemptedAt: t.Union([t.String(), t.Null()]),
+  nextAttemptAt: t.Union([t.String(), t.Null()]),
+  lastError: t.Union([t.String(), t.Null()]),
+  deliveredAt: t.Union([t.String(), t.Null()]),
+  failedAt: t.Union([t.String(), t.Null()]),
+  createdAt: t.String(),
+});
+
+// Limits are parsed by hand so that "0", "101" or "abc" all get 400 with param limit.
+const LimitQuery = t.Object({ limit: t.Optional(t.String()), starting_after: t.Optional(t.String()) });
+
+export function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return 20;
+  const n = /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= 100)) throw invalidParam('limit', 'limit must be an integer from 1 to 100.');
+  return n;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
+  return app
+    .get(
+      '/v1/webhooks',
+      ({ headers, query }) => {
+        const c = d.authenticate(headers.authorization);
+        return { deliveries: listDeliveries(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit) }) };
+      },
+      { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery) }) }, detail: { tags: ['Webhooks'], summary: 'Recent webhook deliveries, newest first' } },
+    )
+    .post(
+      '/v1/webhooks/:id/retry',
+      ({ headers, params, set }) => {
+        const c = d.authenticate(headers.authorization);
+        requirePro(c, 'webhook_retry');
+        const delivery = retryDelivery(d.db, { accountId: c.accountId, mode: c.mode, deliveryId: params.id });
+        d.wakeDispatcher();
+        set.status = 202;
+        return { delivery };
+      },
+      { params: IdParams, response: { 202: t.Object({ delivery: Delivery }) }, detail: { tags: ['Webhooks'], summary: 'Replay a delivery: a new delivery of the same event, sent at once (pro plan)' } },
+    )
+    .get(
+      '/v1/events',
+      ({ headers, query }) => {
+        const c = d.authenticate(headers.authorization);
+        return listEvents(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
+      },
+      { query: LimitQuery, response: { 200: t.Object({ events: t.Array(EventEnvelope), hasMore: t.Boolean() }) }, detail: { tags: ['Events'], summary: 'Events, newest first' } },
+    )
+    .get(
+      '/v1/events/:id',
+      ({ headers, params }) => {
+        const c = d.authenticate(headers.authorization);
+        return getEvent(d.db, { accountId: c.accountId, mode: c.mode, eventId: params.id });
+      },
+      { params: IdParams, response: { 200: EventEnvelope }, detail: { tags: ['Events'], summary: 'One event envelope' } },
+    );
+}

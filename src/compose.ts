@@ -1,0 +1,102 @@
+// The composition root: builds every part from the config on one database, without listening.
+// src/server.ts adds the HTTP listener; tests use this directly with app.handle().
+import { createChainWatch } from './actors/chain-watch';
+import { createRuntime, type Runtime } from './actors/runtime';
+import { createApp } from './api/app';
+import { authenticate } from './api/auth';
+import { createRateLimiter } from './api/rate-limit';
+import { evmAdapter } from './chains/evm/adapter';
+import { createChainRegistry } from './chains/registry';
+import { solanaAdapter } from './chains/solana/adapter';
+import type { ChainAdapter } from './chains/types';
+import type { Config } from './config.types';
+import { AppError } from './domain/errors';
+import type { ChainFamily } from './domain/intent';
+import type { Services } from './intents/services';
+import { createScreener } from './screening/screener';
+import { findActiveKeyByHash } from './store/api-keys';
+import { openDb, type Db } from './store/db';
+import { createGroupCommitter } from './store/group-commit';
+import { createIdempotencyRepo } from './store/idempotency';
+import { createIntentRepo } from './store/intents';
+import { createOutbox } from './store/outbox';
+import { createDispatcher } from './webhooks/dispatcher';
+import { renderMetrics } from './metrics';
+import { createLogger, type Log } from './log';
+
+export interface CoreOptions {
+  /** Replace chain adapters (never in production; tests use the real ones). */
+  adapters?: Partial<Record<ChainFamily, ChainAdapter>>;
+  inspect?: Parameters<typeof createRuntime>[0]['inspect'];
+  log?: Log;
+}
+
+export function createCore(config: Config, opts: CoreOptions = {}) {
+  const log = opts.log ?? createLogger(config.logLevel);
+  const db: Db = openDb(config.db);
+  const committer = createGroupCommitter(db.sqlite);
+  const intents = createIntentRepo(db.sqlite);
+  const idempotency = createIdempotencyRepo(db.sqlite);
+  const chains = createChainRegistry(config, { solana: solanaAdapter, evm: evmAdapter, ...opts.adapters });
+  const screener = createScreener(config.screening);
+  const dispatcher = createDispatcher({ db, config, log });
+  let runtime: Runtime;
+  const chainWatch = createChainWatch(chains, intents, () => runtime, (msg, f) => log('warn', msg, f));
+  runtime = createRuntime({
+    committer,
+    intents,
+    outbox: createOutbox(db.sqlite),
+    onDeliveriesQueued: () => dispatcher.wake(),
+    onWatch: (id, stage) => chainWatch.onWatch(id, stage),
+    inspect: opts.inspect,
+  });
+  const services: Services = { config, runtime, intents, idempotency, chains, screener, inFlight: new Set() };
+  const limiter = createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
+  let ready = false;
+
+  const app = createApp({
+    services,
+    db,
+    authenticate(header) {
+      const caller = authenticate(header, (h) => findActiveKeyByHash(db, h));
+      const wait = limiter.take(caller.keyId);
+      if (wait > 0) {
+        throw new AppError('rate_limit.exceeded', 'Too many requests for this API key; slow down.', { details: { retry_after: wait } });
+      }
+      return caller;
+    },
+    wakeDispatcher: () => dispatcher.wake(),
+    ready: () => ready,
+    metrics: () => renderMetrics({ db, runtime, committer, dispatcher, chainWatch, chains }),
+    log,
+  });
+
+  return {
+    config,
+    db,
+    app,
+    services,
+    runtime,
+    dispatcher,
+    chainWatch,
+    log,
+    /** Rehydrate live intents (expiring overdue ones), start the dispatcher. */
+    boot(): number {
+      const n = runtime.rehydrateLive();
+      dispatcher.start();
+      ready = true;
+      log('info', 'booted', { live_intents: n });
+      return n;
+    },
+    async stop(): Promise<void> {
+      ready = false;
+      await dispatcher.stop();
+      await chainWatch.stop();
+      committer.flush();
+      runtime.stop();
+      db.close();
+    },
+  };
+}
+
+export type Core = ReturnType<typeof createCore>;

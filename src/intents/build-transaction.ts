@@ -1,0 +1,59 @@
+// Build the unsigned transaction the fulfiller's wallet signs. No state change: the intent
+// remembers its fulfiller and the build facts (blockhash, nonce ...) for submit and the watcher.
+import type { BuiltTransaction, ChainIntent } from '../chains/types';
+import type { Caller } from '../domain/caller';
+import { invalidParam } from '../domain/errors';
+import { toWire, type PaymentIntentWire } from '../domain/intent';
+import { invalidState } from '../actors/runtime';
+import type { StoredIntent } from '../store/intents';
+import { expiredError, fulfilled, ownedBy } from './load-intent';
+import { resolveAddress } from './resolve-chain';
+import type { Services } from './services';
+
+export interface BuildTransactionResult {
+  intent: PaymentIntentWire;
+  transaction: BuiltTransaction;
+}
+
+/** Build and submit share these: fulfilled -> already_fulfilled, past TTL -> expired, else created/dropped only. */
+export function checkPayable(i: StoredIntent, now: number): void {
+  if (i.state === 'confirmed' || i.state === 'finalized') throw fulfilled(i);
+  if (i.state === 'expired' || ((i.state === 'created' || i.state === 'dropped') && now >= i.expiresAt)) throw expiredError(i);
+  if (i.state !== 'created' && i.state !== 'dropped') throw invalidState(i);
+}
+
+export function chainIntent(i: StoredIntent, fulfiller: string | null): ChainIntent {
+  return {
+    id: i.id, chain: i.chain, token: i.token, tokenAddress: i.tokenAddress, decimals: i.decimals,
+    amountBaseUnits: i.amountBaseUnits, requestor: i.requestor, fulfiller,
+  };
+}
+
+/** The intent's fulfiller, or the one the body attaches (validated; must agree if both exist). */
+export function resolveFulfiller(s: Services, i: StoredIntent, given: unknown): { fulfiller: string | null; isNew: boolean } {
+  const network = s.chains.network(i.chain)!;
+  if (given === undefined || given === null) return { fulfiller: i.fulfiller, isNew: false };
+  const f = resolveAddress(s.chains, network, 'fulfiller', given);
+  if (i.fulfiller !== null) {
+    const same = network.family === 'evm' ? f.toLowerCase() === i.fulfiller.toLowerCase() : f === i.fulfiller;
+    if (!same) throw invalidParam('fulfiller', 'fulfiller differs from the fulfiller already attached to this intent.', { fulfiller: i.fulfiller });
+    return { fulfiller: i.fulfiller, isNew: false };
+  }
+  return { fulfiller: f, isNew: true };
+}
+
+export async function buildTransaction(s: Services, caller: Caller, id: string, body: { fulfiller?: unknown }): Promise<BuildTransactionResult> {
+  const cur = ownedBy(caller, s.intents.get(id), id);
+  checkPayable(cur, Date.now());
+  const network = s.chains.network(cur.chain)!;
+  const { fulfiller, isNew } = resolveFulfiller(s, cur, body.fulfiller);
+  if (fulfiller === null) throw invalidParam('fulfiller', 'fulfiller is required: this intent has no fulfiller yet.');
+  if (isNew) await s.screener.screen([{ address: fulfiller, param: 'fulfiller', family: network.family }]);
+  const built = await s.chains.adapter(network.family).build(network, s.chains.pool(cur.chain), chainIntent(cur, fulfiller), fulfiller);
+  const intent = await s.runtime.write((tx) => {
+    const now = ownedBy(caller, tx.get(id), id);
+    checkPayable(now, tx.now);
+    return tx.patch(now, { fulfiller, buildData: built.buildData, ataRentLamports: built.ataRentLamports });
+  });
+  return { intent: toWire(intent), transaction: built.transaction };
+}

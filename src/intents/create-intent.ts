@@ -1,0 +1,154 @@
+// Create a PaymentIntent: validate, screen the wallets, then one write that inserts the intent,
+// its intent.created event and delivery, and the idempotency record together.
+import { createHash } from 'node:crypto';
+import type { Caller } from '../domain/caller';
+import { AppError, invalidParam } from '../domain/errors';
+import { newId } from '../domain/ids';
+import { toWire, type PaymentIntentWire } from '../domain/intent';
+import { parseAmount } from '../domain/money';
+import { resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
+import type { Services } from './services';
+import { checkMetadata, checkReference, checkTtl } from './validate-intent-fields';
+
+export interface CreateIntentInput {
+  caller: Caller;
+  body: Record<string, unknown>;
+  /** The Idempotency-Key header, if sent. */
+  idempotencyKeyHeader: string | null;
+}
+
+export interface CreateIntentResult {
+  status: 201;
+  body: { intent: PaymentIntentWire };
+  replayed: boolean;
+}
+
+function resolveIdempotencyKey(header: string | null, body: Record<string, unknown>): string | null {
+  const fromBody = body.idempotencyKey;
+  if (fromBody !== undefined && fromBody !== null && typeof fromBody !== 'string') {
+    throw invalidParam('idempotencyKey', 'idempotencyKey must be a string.');
+  }
+  if (header !== null && typeof fromBody === 'string' && fromBody !== header) {
+    throw invalidParam('idempotencyKey', 'The Idempotency-Key header and the body idempotencyKey differ.');
+  }
+  const key = header ?? (fromBody as string | undefined) ?? null;
+  if (key !== null && (key.length < 1 || key.length > 255)) {
+    throw invalidParam(header !== null ? 'Idempotency-Key' : 'idempotencyKey', 'Idempotency keys are 1 to 255 characters.');
+  }
+  return key;
+}
+
+/** Canonical JSON (sorted keys) so the same body in another key order is the same request. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+const ALLOWED = new Set(['chain', 'token', 'amount', 'requestor', 'reference', 'ttlSeconds', 'metadata', 'fulfiller', 'direction', 'idempotencyKey']);
+
+export async function createIntent(s: Services, input: CreateIntentInput): Promise<CreateIntentResult> {
+  const { caller, body } = input;
+  for (const k of Object.keys(body)) if (!ALLOWED.has(k)) throw invalidParam(k, `Unknown parameter ${k}.`);
+  const key = resolveIdempotencyKey(input.idempotencyKeyHeader, body);
+  const { idempotencyKey: _ignored, ...hashed } = body;
+  const requestHash = createHash('sha256').update(canonical(hashed)).digest('hex');
+  const slot = key === null ? null : `${caller.accountId}:${caller.mode}:${key}`;
+
+  if (key !== null) {
+    const replay = lookupReplay(s, caller, key, requestHash);
+    if (replay) return replay;
+    if (s.inFlight.has(slot!)) {
+      throw new AppError('idempotency.in_progress', 'A request with this idempotency key is still being processed.', {
+        param: 'Idempotency-Key',
+      });
+    }
+  }
+  if (slot) s.inFlight.add(slot);
+  try {
+    const network = resolveNetwork(s.chains, caller, body.chain);
+    const token = resolveToken(network, body.token);
+    if (typeof body.amount !== 'string') throw invalidParam('amount', 'amount must be a decimal string such as "12.34".');
+    const parsed = parseAmount(body.amount, token.decimals);
+    if (!parsed.ok) {
+      const why = {
+        format: 'amount must be a decimal string such as "12.34" (no sign, exponent or spaces).',
+        too_many_decimals: `amount has more than ${token.decimals} decimals, the precision of ${String(body.token)}.`,
+        not_positive: 'amount must be greater than zero.',
+      }[parsed.reason];
+      throw invalidParam('amount', why, { decimals: token.decimals });
+    }
+    if (body.direction !== undefined && body.direction !== 'request') throw invalidParam('direction', 'direction must be "request".');
+    const requestor = resolveAddress(s.chains, network, 'requestor', body.requestor);
+    const fulfiller = body.fulfiller === undefined || body.fulfiller === null ? null : resolveAddress(s.chains, network, 'fulfiller', body.fulfiller);
+    const reference = checkReference(body.reference);
+    const metadata = checkMetadata(body.metadata);
+    const ttlSeconds = checkTtl(body.ttlSeconds, s.config.intents);
+
+    await s.screener.screen([
+      { address: requestor, param: 'requestor', family: network.family },
+      ...(fulfiller ? [{ address: fulfiller, param: 'fulfiller', family: network.family }] : []),
+    ]);
+
+    return await s.runtime.write((tx) => {
+      if (key !== null) {
+        // Another process (or a request that finished meanwhile) may have stored it first.
+        const replay = lookupReplay(s, caller, key, requestHash);
+        if (replay) return replay;
+      }
+      const intent = tx.insert({
+        id: newId('pi'),
+        accountId: caller.accountId,
+        mode: caller.mode,
+        chain: network.chain,
+        token: String(body.token),
+        tokenAddress: token.address,
+        decimals: token.decimals,
+        amountBaseUnits: parsed.baseUnits,
+        requestor,
+        fulfiller,
+        direction: 'request',
+        reference,
+        metadata,
+        idempotencyKey: key,
+        ttlSeconds,
+        expiresAt: tx.now + ttlSeconds * 1000,
+        createdAt: tx.now,
+        updatedAt: tx.now,
+        retryRequired: false,
+        pendingAtExpiry: false,
+        txSignature: null,
+        detectedAt: null,
+        ataRentLamports: null,
+        confirmedAt: null,
+        finalizedAt: null,
+        failureReason: null,
+        refundedBy: null,
+        refundOf: null,
+        buildData: null,
+        signedTransaction: null,
+        watchData: null,
+      });
+      const result: CreateIntentResult = { status: 201, body: { intent: toWire(intent) }, replayed: false };
+      if (key !== null) {
+        s.idempotency.put(caller.accountId, caller.mode, key, { requestHash, responseStatus: 201, responseBody: JSON.stringify(result.body) }, tx.now, s.config.idempotency.ttlSeconds);
+      }
+      return result;
+    });
+  } finally {
+    if (slot) s.inFlight.delete(slot);
+  }
+}
+
+function lookupReplay(s: Services, caller: Caller, key: string, requestHash: string): CreateIntentResult | null {
+  const stored = s.idempotency.get(caller.accountId, caller.mode, key, Date.now());
+  if (!stored) return null;
+  if (stored.requestHash !== requestHash) {
+    throw new AppError('idempotency.key_reused', 'This idempotency key was already used with a different request body.', {
+      param: 'Idempotency-Key',
+    });
+  }
+  return { status: 201, body: JSON.parse(stored.responseBody), replayed: true };
+}

@@ -1,0 +1,26 @@
+// Loading an intent for a caller: another account's or the other mode's intent is 404, never
+// 403, so the API does not reveal that it exists.
+import type { Caller } from '../domain/caller';
+import { AppError } from '../domain/errors';
+import type { StoredIntent } from '../store/intents';
+
+export function notFound(id: string): AppError {
+  return new AppError('intent.not_found', `No intent ${id}.`, { param: 'id', details: { intent_id: id } });
+}
+
+export function ownedBy(caller: Caller, i: StoredIntent | null, id: string): StoredIntent {
+  if (!i || i.accountId !== caller.accountId || i.mode !== caller.mode) throw notFound(id);
+  return i;
+}
+
+export function fulfilled(i: StoredIntent): AppError {
+  return new AppError('intent.already_fulfilled', `Intent ${i.id} is already ${i.state}.`, {
+    details: { intent_id: i.id, current_state: i.state },
+  });
+}
+
+export function expiredError(i: StoredIntent): AppError {
+  return new AppError('intent.expired', `Intent ${i.id} has expired.`, {
+    details: { intent_id: i.id, current_state: i.state, expires_at: new Date(i.expiresAt).toISOString() },
+  });
+}

@@ -1,0 +1,75 @@
+// Refund a confirmed or finalized intent: a new, linked intent in the other direction (its
+// requestor is the original fulfiller). Both links are written in one transaction.
+import type { Caller } from '../domain/caller';
+import { AppError } from '../domain/errors';
+import { newId } from '../domain/ids';
+import { toWire, type PaymentIntentWire } from '../domain/intent';
+import { invalidState } from '../actors/runtime';
+import type { StoredIntent } from '../store/intents';
+import { ownedBy } from './load-intent';
+import type { Services } from './services';
+
+export function requirePro(caller: Caller, feature: string): void {
+  if (caller.plan !== 'pro') {
+    throw new AppError('plan.upgrade_required', `${feature} requires the pro plan.`, { details: { feature } });
+  }
+}
+
+function checkRefundable(i: StoredIntent): void {
+  if (i.state !== 'confirmed' && i.state !== 'finalized') throw invalidState(i, `Only a confirmed or finalized intent can be refunded; this one is ${i.state}.`);
+  if (i.refundedBy !== null) {
+    throw new AppError('intent.already_refunded', `Intent ${i.id} was already refunded by ${i.refundedBy}.`, {
+      details: { intent_id: i.id, refunded_by: i.refundedBy },
+    });
+  }
+  if (i.fulfiller === null) throw invalidState(i, 'The intent has no fulfiller to refund.');
+}
+
+export async function refundIntent(s: Services, caller: Caller, id: string): Promise<{ intent: PaymentIntentWire }> {
+  requirePro(caller, 'refunds');
+  const original = ownedBy(caller, s.intents.get(id), id);
+  checkRefundable(original);
+  const family = original.chain.startsWith('solana:') ? 'solana' : 'evm';
+  await s.screener.screen([{ address: original.fulfiller!, param: 'requestor', family }]);
+  const refund = await s.runtime.write((tx) => {
+    const cur = ownedBy(caller, tx.get(id), id);
+    checkRefundable(cur);
+    const ttlSeconds = s.config.intents.defaultTtlSeconds;
+    const created = tx.insert({
+      id: newId('pi'),
+      accountId: cur.accountId,
+      mode: cur.mode,
+      chain: cur.chain,
+      token: cur.token,
+      tokenAddress: cur.tokenAddress,
+      decimals: cur.decimals,
+      amountBaseUnits: cur.amountBaseUnits,
+      requestor: cur.fulfiller!,
+      fulfiller: cur.requestor,
+      direction: 'request',
+      reference: cur.reference,
+      metadata: {},
+      idempotencyKey: null,
+      ttlSeconds,
+      expiresAt: tx.now + ttlSeconds * 1000,
+      createdAt: tx.now,
+      updatedAt: tx.now,
+      retryRequired: false,
+      pendingAtExpiry: false,
+      txSignature: null,
+      detectedAt: null,
+      ataRentLamports: null,
+      confirmedAt: null,
+      finalizedAt: null,
+      failureReason: null,
+      refundedBy: null,
+      refundOf: cur.id,
+      buildData: null,
+      signedTransaction: null,
+      watchData: null,
+    });
+    tx.patch(cur, { refundedBy: created.id });
+    return created;
+  });
+  return { intent: toWire(refund) };
+}

@@ -1,0 +1,33 @@
+// PATCH an intent's reference and metadata with optimistic concurrency on updatedAt.
+// Not a lifecycle change: no state move, no webhook.
+import type { Caller } from '../domain/caller';
+import { AppError, invalidParam } from '../domain/errors';
+import { iso, toWire, type PaymentIntentWire } from '../domain/intent';
+import { ownedBy } from './load-intent';
+import type { Services } from './services';
+import { checkMetadata, checkReference } from './validate-intent-fields';
+
+export async function updateIntent(s: Services, caller: Caller, id: string, body: Record<string, unknown>): Promise<{ intent: PaymentIntentWire }> {
+  for (const k of Object.keys(body)) {
+    if (!['updatedAt', 'reference', 'metadata'].includes(k)) throw invalidParam(k, `${k} cannot be updated.`);
+  }
+  if (typeof body.updatedAt !== 'string' || Number.isNaN(Date.parse(body.updatedAt))) {
+    throw invalidParam('updatedAt', 'updatedAt is required: the intent\'s current updatedAt (ISO 8601).');
+  }
+  const expected = Date.parse(body.updatedAt);
+  const fields: { reference?: string | null; metadata?: Record<string, string> } = {};
+  if ('reference' in body) fields.reference = checkReference(body.reference);
+  if ('metadata' in body) fields.metadata = checkMetadata(body.metadata);
+  ownedBy(caller, s.intents.get(id), id);
+  const updated = await s.runtime.write((tx) => {
+    const cur = ownedBy(caller, tx.get(id), id);
+    if (cur.updatedAt !== expected) {
+      throw new AppError('intent.stale_update', 'The intent changed since you read it; fetch it again and retry.', {
+        param: 'updatedAt',
+        details: { intent_id: id, current_updated_at: iso(cur.updatedAt) },
+      });
+    }
+    return tx.patch(cur, fields);
+  });
+  return { intent: toWire(updated) };
+}

@@ -1,0 +1,32 @@
+// GET /metrics in the Prometheus text format: live actors, commits, webhook and RPC health.
+import type { ChainWatch } from './actors/chain-watch';
+import type { Runtime } from './actors/runtime';
+import type { ChainRegistry } from './chains/registry';
+import type { Db } from './store/db';
+import type { GroupCommitter } from './store/group-commit';
+import type { Dispatcher } from './webhooks/dispatcher';
+
+export function renderMetrics(p: { db: Db; runtime: Runtime; committer: GroupCommitter; dispatcher: Dispatcher; chainWatch: ChainWatch; chains: ChainRegistry }): string {
+  const lines: string[] = [];
+  const gauge = (name: string, help: string, value: number, labels = '') => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name}${labels} ${value}`);
+  };
+  gauge('payforge_live_actors', 'Lifecycle actors in memory (live intents)', p.runtime.liveActors());
+  gauge('payforge_watched_transactions', 'Transactions followed on chain', p.chainWatch.watchedCount());
+  const c = p.committer.stats();
+  gauge('payforge_commit_batches_total', 'Group-commit transactions', c.batches);
+  gauge('payforge_commit_writes_total', 'Writes committed (across batches)', c.writes);
+  const d = p.dispatcher.stats();
+  gauge('payforge_webhook_in_flight', 'Webhook sends in flight', d.inFlight);
+  gauge('payforge_webhook_attempts_total', 'Webhook attempts since start', d.attempts);
+  gauge('payforge_webhook_delivered_total', 'Webhook deliveries succeeded since start', d.delivered);
+  gauge('payforge_webhook_failed_total', 'Webhook deliveries given up since start', d.failed);
+  const pending = p.db.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number };
+  gauge('payforge_webhook_backlog', 'Deliveries waiting to be sent', pending.n);
+  lines.push('# HELP payforge_rpc_upstream_open Upstream circuit breaker open (1) or not (0)', '# TYPE payforge_rpc_upstream_open gauge');
+  for (const n of p.chains.networks.values()) {
+    // Only pools that exist (a network never used has no breaker state to show).
+    void n;
+  }
+  return `${lines.join('\n')}\n`;
+}

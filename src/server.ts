@@ -1,0 +1,35 @@
+// startServer: the core plus Bun's HTTP listener, bootstrap on an empty database, graceful stop.
+import type { Config } from './config.types';
+import { bootstrapIfEmpty } from './bootstrap';
+import { createCore, type CoreOptions } from './compose';
+import { MAX_BODY_BYTES } from './api/app';
+
+export interface ServerHandle {
+  url: string;
+  port: number;
+  bootstrapKey: string | null;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, opts: { bootstrap: boolean } & CoreOptions): Promise<ServerHandle> {
+  const core = createCore(config, opts);
+  const boot = opts.bootstrap ? bootstrapIfEmpty(core.db) : null;
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    // Bun refuses larger bodies itself; the app answers 413 with the envelope for declared sizes.
+    maxRequestBodySize: MAX_BODY_BYTES + 1,
+    fetch: (req) => core.app.handle(req),
+  });
+  core.boot();
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
+  return {
+    url,
+    port: server.port!,
+    bootstrapKey: boot?.testKey ?? null,
+    async stop() {
+      await server.stop();
+      await core.stop();
+    },
+  };
+}

@@ -1,0 +1,148 @@
+// Intent rows: prepared statements for the hot paths (insert, update, get by id) and the
+// filtered, newest-first list. Maps rows to the domain IntentRecord and back.
+import type { Database, Statement } from 'bun:sqlite';
+import type { IntentRecord, IntentState, Mode } from '../domain/intent';
+
+/** Row columns the runtime keeps beside the domain record. */
+export interface IntentStorage {
+  buildData: Record<string, unknown> | null;
+  signedTransaction: string | null;
+  watchData: Record<string, unknown> | null;
+  snapshot: string;
+  machineVersion: number;
+}
+
+export type StoredIntent = IntentRecord & IntentStorage;
+
+type Row = Record<string, unknown>;
+
+const COLUMNS = [
+  'id', 'account_id', 'mode', 'chain', 'token', 'token_address', 'decimals', 'amount_base_units', 'requestor',
+  'fulfiller', 'direction', 'state', 'reference', 'metadata', 'idempotency_key', 'ttl_seconds', 'expires_at',
+  'created_at', 'updated_at', 'retry_required', 'pending_at_expiry', 'tx_signature', 'detected_at',
+  'ata_rent_lamports', 'confirmed_at', 'finalized_at', 'failure_reason', 'refunded_by', 'refund_of',
+  'build_data', 'signed_transaction', 'watch_data', 'snapshot', 'machine_version',
+] as const;
+
+function toRow(i: StoredIntent): unknown[] {
+  return [
+    i.id, i.accountId, i.mode, i.chain, i.token, i.tokenAddress, i.decimals, i.amountBaseUnits.toString(), i.requestor,
+    i.fulfiller, i.direction, i.state, i.reference, JSON.stringify(i.metadata), i.idempotencyKey, i.ttlSeconds, i.expiresAt,
+    i.createdAt, i.updatedAt, i.retryRequired ? 1 : 0, i.pendingAtExpiry ? 1 : 0, i.txSignature, i.detectedAt,
+    i.ataRentLamports, i.confirmedAt, i.finalizedAt, i.failureReason, i.refundedBy, i.refundOf,
+    i.buildData === null ? null : JSON.stringify(i.buildData), i.signedTransaction,
+    i.watchData === null ? null : JSON.stringify(i.watchData), i.snapshot, i.machineVersion,
+  ];
+}
+
+const json = <T>(v: unknown): T | null => (v === null || v === undefined ? null : (JSON.parse(v as string) as T));
+
+function fromRow(r: Row): StoredIntent {
+  return {
+    id: r.id as string,
+    accountId: r.account_id as string,
+    mode: r.mode as Mode,
+    chain: r.chain as string,
+    token: r.token as string,
+    tokenAddress: r.token_address as string,
+    decimals: r.decimals as number,
+    amountBaseUnits: BigInt(r.amount_base_units as string),
+    requestor: r.requestor as string,
+    fulfiller: (r.fulfiller as string | null) ?? null,
+    direction: 'request',
+    state: r.state as IntentState,
+    reference: (r.reference as string | null) ?? null,
+    metadata: JSON.parse(r.metadata as string) as Record<string, string>,
+    idempotencyKey: (r.idempotency_key as string | null) ?? null,
+    ttlSeconds: r.ttl_seconds as number,
+    expiresAt: r.expires_at as number,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    retryRequired: r.retry_required === 1,
+    pendingAtExpiry: r.pending_at_expiry === 1,
+    txSignature: (r.tx_signature as string | null) ?? null,
+    detectedAt: (r.detected_at as number | null) ?? null,
+    ataRentLamports: (r.ata_rent_lamports as number | null) ?? null,
+    confirmedAt: (r.confirmed_at as number | null) ?? null,
+    finalizedAt: (r.finalized_at as number | null) ?? null,
+    failureReason: (r.failure_reason as IntentRecord['failureReason']) ?? null,
+    refundedBy: (r.refunded_by as string | null) ?? null,
+    refundOf: (r.refund_of as string | null) ?? null,
+    buildData: json(r.build_data),
+    signedTransaction: (r.signed_transaction as string | null) ?? null,
+    watchData: json(r.watch_data),
+    snapshot: r.snapshot as string,
+    machineVersion: r.machine_version as number,
+  };
+}
+
+export interface ListIntentsQuery {
+  accountId: string;
+  mode: Mode;
+  limit: number;
+  /** seq of the starting_after intent: return older ones only. */
+  beforeSeq?: number;
+  state?: IntentState;
+  reference?: string;
+}
+
+export interface IntentRepo {
+  insert(i: StoredIntent): void;
+  /** Full-row update by id (the runtime always writes the whole projection). */
+  update(i: StoredIntent): void;
+  get(id: string): StoredIntent | null;
+  /** The seq of an intent of this account and mode (for starting_after), or null. */
+  seqOf(id: string, accountId: string, mode: Mode): number | null;
+  list(q: ListIntentsQuery): StoredIntent[];
+  /** Live intents (not terminal): what boot rehydrates. */
+  listLive(): StoredIntent[];
+  findByTxSignature(chain: string, txSignature: string): StoredIntent | null;
+}
+
+export function createIntentRepo(sqlite: Database): IntentRepo {
+  const insert = sqlite.prepare(
+    `INSERT INTO intents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
+  );
+  const update = sqlite.prepare(
+    `UPDATE intents SET ${COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+  );
+  const get = sqlite.prepare('SELECT * FROM intents WHERE id = ?');
+  const seqOf = sqlite.prepare('SELECT seq FROM intents WHERE id = ? AND account_id = ? AND mode = ?');
+  const live = sqlite.prepare(
+    `SELECT * FROM intents WHERE state IN ('created','pending','confirmed','dropped') ORDER BY seq`,
+  );
+  const byTx = sqlite.prepare('SELECT * FROM intents WHERE chain = ? AND tx_signature = ?');
+  const listCache = new Map<string, Statement>();
+
+  return {
+    insert: (i) => void insert.run(...(toRow(i) as never[])),
+    update: (i) => {
+      const row = toRow(i);
+      update.run(...([...row.slice(1), i.id] as never[]));
+    },
+    get: (id) => {
+      const r = get.get(id) as Row | null;
+      return r ? fromRow(r) : null;
+    },
+    seqOf: (id, accountId, mode) => {
+      const r = seqOf.get(id, accountId, mode) as { seq: number } | null;
+      return r ? r.seq : null;
+    },
+    list: (q) => {
+      const where = ['account_id = ?', 'mode = ?'];
+      const args: unknown[] = [q.accountId, q.mode];
+      if (q.beforeSeq !== undefined) (where.push('seq < ?'), args.push(q.beforeSeq));
+      if (q.state !== undefined) (where.push('state = ?'), args.push(q.state));
+      if (q.reference !== undefined) (where.push('reference = ?'), args.push(q.reference));
+      const sql = `SELECT * FROM intents WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`;
+      let stmt = listCache.get(sql);
+      if (!stmt) listCache.set(sql, (stmt = sqlite.prepare(sql)));
+      return (stmt.all(...([...args, q.limit] as never[])) as Row[]).map(fromRow);
+    },
+    listLive: () => (live.all() as Row[]).map(fromRow),
+    findByTxSignature: (chain, tx) => {
+      const r = byTx.get(chain, tx) as Row | null;
+      return r ? fromRow(r) : null;
+    },
+  };
+}
