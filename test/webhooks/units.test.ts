@@ -1,0 +1,105 @@
+// Pure and SQL-level pieces of the dispatcher: backoff bounds, the fair claim, the lease fence.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/config.types';
+import { MAX_SPAN_MS, nextAttemptAt } from '../../src/webhooks/backoff';
+import { createClaimer } from '../../src/webhooks/claim';
+import { createRecorder } from '../../src/webhooks/record-attempt';
+import { pfSignature, signHeaders, standardSignature } from '../../src/webhooks/sign';
+import { Webhook } from 'standardwebhooks';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { createAccount, deliveryRow, insertDelivery, insertEvent, tempDb } from './factory';
+
+describe('backoff', () => {
+  const schedule = DEFAULT_CONFIG.webhooks.retryScheduleSeconds;
+  it('waits schedule[n-1] seconds ±10% after the n-th failure, and stops after schedule.length + 1 attempts', () => {
+    const t0 = 1_000_000;
+    expect(nextAttemptAt(schedule, 1, t0, t0, () => 0.5)).toBe(t0 + 60_000);
+    expect(nextAttemptAt(schedule, 1, t0, t0, () => 0)).toBe(t0 + 54_000);
+    expect(nextAttemptAt(schedule, 1, t0, t0, () => 1)).toBe(t0 + 66_000);
+    expect(nextAttemptAt(schedule, schedule.length, t0, t0, () => 0.5)).toBe(t0 + 86_400_000);
+    expect(nextAttemptAt(schedule, schedule.length + 1, t0, t0)).toBeNull();
+    expect(nextAttemptAt([], 1, t0, t0)).toBeNull();
+    expect(schedule.length + 1).toBe(10);
+  });
+
+  it('never places the last attempt later than 72 h after the first, even with maximal jitter', () => {
+    const t0 = 5_000;
+    let at = t0;
+    for (let n = 1; n <= schedule.length; n++) at = nextAttemptAt(schedule, n, at, t0, () => 1)!;
+    expect(at - t0).toBeLessThanOrEqual(MAX_SPAN_MS);
+    expect(at - t0).toBeGreaterThan(MAX_SPAN_MS - 3_600_000); // the schedule is honoured up to the bound
+  });
+});
+
+describe('sign', () => {
+  let rx: Receiver;
+  beforeEach(() => void (rx = startReceiver()));
+  afterEach(() => rx.close());
+  it('matches the Standard Webhooks reference signer and a hand-made hex HMAC, over the bytes on the wire', async () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const body = JSON.stringify({ eventId: 'evt_1', note: 'é ✓' });
+    const ts = Math.floor(Date.now() / 1000);
+    const headers = signHeaders({ eventId: 'evt_1', body, secrets: [secret], timestampSeconds: ts });
+    expect(headers['webhook-signature']).toBe(new Webhook(secret).sign('evt_1', new Date(ts * 1000), body));
+    expect(standardSignature(secret, 'evt_1', ts, body)).toBe(headers['webhook-signature']);
+    expect(pfSignature(secret, body)).toMatch(/^[0-9a-f]{64}$/);
+    await fetch(rx.url(), { method: 'POST', body, headers });
+    const [req] = await rx.waitFor(1);
+    expect(new Webhook(secret).verify(req!.body, req!.headers)).toEqual(JSON.parse(body));
+  });
+});
+
+describe('claim and record', () => {
+  let db: ReturnType<typeof tempDb>;
+  let rx: Receiver;
+  beforeEach(() => {
+    db = tempDb();
+    rx = startReceiver();
+  });
+  afterEach(async () => {
+    db.dispose();
+    await rx.close();
+  });
+
+  function rows(url: string, n: number, acct: string, at = Date.now() - 1000): string[] {
+    return Array.from({ length: n }, () => {
+      const ev = insertEvent(db, { accountId: acct, mode: 'test' });
+      return insertDelivery(db, { eventId: ev.eventId, accountId: acct, mode: 'test', url, nextAttemptAt: at });
+    });
+  }
+
+  it('claims at most perEndpoint rows per URL, counting those in flight, oldest due first', () => {
+    const acct = createAccount(db);
+    const now = Date.now();
+    rows(rx.url('/a'), 20, acct, now - 5000);
+    rows(rx.url('/b'), 3, acct, now - 10);
+    rows(rx.url('/c'), 2, acct, now + 60_000); // not due
+    const claim = createClaimer(db.sqlite);
+    const first = claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map() });
+    const count = (u: string, rs: Array<{ url: string }>) => rs.filter((r) => r.url === rx.url(u)).length;
+    expect([count('/a', first), count('/b', first), count('/c', first)]).toEqual([4, 3, 0]);
+    expect(first.every((r) => r.leaseUntil === now + 1000)).toBe(true);
+    // Claimed rows are leased: not claimed again, and /a is saturated by its in-flight sends.
+    expect(claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 4]]) })).toEqual([]);
+    const more = claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 1]]) });
+    expect(count('/a', more)).toBe(3);
+    // When the leases run out, the rows can be claimed again.
+    expect(claim({ now: now + 1001, leaseUntil: now + 2000, limit: 100, perEndpoint: 100, inFlight: new Map() })).toHaveLength(23);
+  });
+
+  it("drops a record whose lease was taken over (fencing), so attempts are not double counted", () => {
+    const acct = createAccount(db);
+    const [id] = rows(rx.url('/a'), 1, acct);
+    const claim = createClaimer(db.sqlite);
+    const now = Date.now();
+    const [mine] = claim({ now, leaseUntil: now + 10, limit: 1, perEndpoint: 1, inFlight: new Map() });
+    const [theirs] = claim({ now: now + 11, leaseUntil: now + 5000, limit: 1, perEndpoint: 1, inFlight: new Map() });
+    expect(theirs!.id).toBe(id);
+    const recorder = createRecorder(db.sqlite);
+    const rec = { id: id!, status: 'pending' as const, attemptCount: 1, attemptedAt: now, responseStatus: 500, error: 'x', nextAttemptAt: now + 100 };
+    expect(recorder.record([{ ...rec, leaseUntil: mine!.leaseUntil }])).toBe(0);
+    expect(deliveryRow(db, id!)).toMatchObject({ attemptCount: 0, leaseUntil: now + 5000 });
+    expect(recorder.record([{ ...rec, leaseUntil: theirs!.leaseUntil }])).toBe(1);
+    expect(deliveryRow(db, id!)).toMatchObject({ attemptCount: 1, leaseUntil: null, nextAttemptAt: now + 100, responseStatus: 500 });
+  });
+});
