@@ -1,0 +1,130 @@
+// A real PayForge server on a loopback port over a fresh temp SQLite (real migrations), with
+// helpers to make accounts and keys. Every API test goes through real HTTP.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { validate } from '../../src/config';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.types';
+import { startServer, type ServerHandle } from '../../src/server';
+import { openDb } from '../../src/store/db';
+import { createAccount } from '../../src/store/accounts';
+import { createApiKey } from '../../src/store/api-keys';
+import type { Mode } from '../../src/domain/intent';
+
+export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
+
+function merge<T>(base: T, over: DeepPartial<T> | undefined): T {
+  if (!over) return base;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' ? merge(b, v as never) : v;
+  }
+  return out as T;
+}
+
+export interface TestServer {
+  url: string;
+  dir: string;
+  dbPath: string;
+  config: Config;
+  handle: ServerHandle;
+  /** Create an account with a key; returns the raw key and account id. */
+  account(opts?: { plan?: 'free' | 'pro'; mode?: Mode; name?: string }): { key: string; accountId: string };
+  /** Another key for an existing account. */
+  key(accountId: string, mode: Mode): string;
+  api(key: string): ApiClient;
+  stop(): Promise<void>;
+  /** Stop and start again on the same database file (restart test). */
+  restart(): Promise<void>;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface ApiClient {
+  req<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  get<T = any>(path: string): Promise<ApiResponse<T>>;
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  patch<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
+}
+
+export function client(url: string, key: string | null): ApiClient {
+  const req = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any };
+  };
+  return {
+    req,
+    get: (p) => req('GET', p),
+    post: (p, b, h) => req('POST', p, b, h),
+    patch: (p, b) => req('PATCH', p, b),
+  };
+}
+
+export async function startTestServer(overrides?: DeepPartial<Config>, opts: { bootstrap?: boolean } = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'payforge-test-'));
+  const dbPath = join(dir, 'payforge.db');
+  const config = validate(merge(merge(structuredClone(DEFAULT_CONFIG) as Config, { port: 0, db: dbPath, logLevel: 'error' } as DeepPartial<Config>), overrides));
+  let handle = await startServer(config, { bootstrap: opts.bootstrap ?? false });
+  // The CLI's code path writes accounts and keys through its own connection (WAL), as an operator would.
+  const admin = openDb(dbPath);
+  const ts: TestServer = {
+    get url() {
+      return handle.url;
+    },
+    dir,
+    dbPath,
+    config,
+    get handle() {
+      return handle;
+    },
+    account(o = {}) {
+      const acct = createAccount(admin, { name: o.name ?? 'test', plan: o.plan ?? 'pro' });
+      return { accountId: acct.id, key: createApiKey(admin, { accountId: acct.id, mode: o.mode ?? 'test' }).key };
+    },
+    key: (accountId, mode) => createApiKey(admin, { accountId, mode }).key,
+    api: (key) => client(handle.url, key),
+    async stop() {
+      await handle.stop();
+      admin.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async restart() {
+      const port = handle.port;
+      await handle.stop();
+      handle = await startServer({ ...config, port }, { bootstrap: false });
+    },
+  } as TestServer;
+  return ts;
+}
+
+export const BASE_SEPOLIA = 'eip155:84532';
+export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+export const TEMPO_MODERATO = 'eip155:42431';
+export const BASE_MAINNET = 'eip155:8453';
+export const EVM_ADDR = '0x1111111111111111111111111111111111111111';
+export const EVM_ADDR2 = '0x2222222222222222222222222222222222222222';
+export const SOL_ADDR = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+
+export function intentBody(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return { chain: BASE_SEPOLIA, token: 'USDC', amount: '12.34', requestor: EVM_ADDR, ...over };
+}
