@@ -49,6 +49,8 @@ export class LocalChain {
   private readonly blockhashes = new Map<string, BlockhashEntry>();
   private readonly hashAtHeight = new Map<number, string>();
   private readonly landed = new Map<string, LandedTx>();
+  /** Forgotten by a simulated fork: accepted again but never re-executed (LiteSVM cannot undo it). */
+  private readonly forgotten = new Set<string>();
   private queue: Array<{ signature: string; tx: Transaction; blockhash: string }> = [];
   private timer: ReturnType<typeof setInterval> | null = null;
   /** Accept transactions but never land them (a congested leader losing them). */
@@ -147,7 +149,7 @@ export class LocalChain {
       if (isFailure(sim)) throw new PreflightError(toRpcError(sim), sim.meta().logs());
     }
     if (this.landed.has(signature) || this.queue.some((q) => q.signature === signature)) return signature;
-    if (this.dropTransactions) {
+    if (this.dropTransactions || this.forgotten.has(signature)) {
       this.dropped.push(signature);
       return signature;
     }
@@ -183,6 +185,7 @@ export class LocalChain {
     if (!t) throw new Error(`local solana: ${signature} has not landed`);
     if (this.heightAt('finalized') >= t.height) throw new Error(`local solana: ${signature} is already finalized`);
     this.landed.delete(signature);
+    this.forgotten.add(signature);
   }
 
   /** Fee as the runtime charges it: 5000 lamports a signature plus the compute-unit price bid. */
