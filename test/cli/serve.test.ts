@@ -1,0 +1,39 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, startServe } from '../support/cli';
+
+describe('serve', () => {
+  it('--bootstrap prints the test key once; the key works; revoke answers 401 at once; SIGTERM stops cleanly', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'pf-serve-')), 'payforge.db');
+    const first = await startServe(['serve', '--bootstrap', '--port', '0', '--db', db]);
+    try {
+      expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(first.testKey).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
+      expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+      const auth = { authorization: `Bearer ${first.testKey}` };
+      expect((await fetch(`${first.url}/v1/intents`, { headers: auth })).status).toBe(200);
+
+      // The CLI writes beside the running server (WAL) and the server sees it on the next request.
+      const revoked = await runCli(['keys', 'revoke', first.testKey as string, '--db', db]);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      const after = await fetch(`${first.url}/v1/intents`, { headers: auth });
+      expect(after.status).toBe(401);
+      expect((await after.json()).error.code).toBe('auth.invalid_api_key');
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+
+    // The database is no longer empty: no second key.
+    const second = await startServe(['serve', '--bootstrap', '--port', '0', '--db', db]);
+    expect(second.testKey).toBeUndefined();
+    expect(await second.stop()).toBe(0);
+  });
+
+  it('refuses a bad port before starting anything', async () => {
+    const r = await runCli(['serve', '--port', 'http']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('config: port must be an integer from 0 to 65535');
+  });
+});
