@@ -1,0 +1,22 @@
+// `bun run build`: embed the migrations and the sanctions list as generated TS modules, then
+// compile src/main.ts into the single executable dist/payforge (runs with nothing beside it).
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dir, '..');
+// The bun running this script; `bun` may not be on PATH (npx bun@… run build).
+const bun = process.execPath;
+
+function step(args: string[]): void {
+  console.error(`$ bun ${args.join(' ')}`);
+  const r = Bun.spawnSync([bun, ...args], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
+  if (r.exitCode !== 0) {
+    console.error(`build: \`bun ${args.join(' ')}\` failed with exit code ${r.exitCode}`);
+    process.exit(r.exitCode ?? 1);
+  }
+}
+
+step(['scripts/embed-migrations.ts']);
+if (existsSync(join(root, 'scripts/embed-sanctions.ts'))) step(['scripts/embed-sanctions.ts']);
+mkdirSync(join(root, 'dist'), { recursive: true });
+step(['build', '--compile', '--minify', '--sourcemap', 'src/main.ts', '--outfile', 'dist/payforge']);
