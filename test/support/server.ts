@@ -9,6 +9,7 @@ import { startServer, type ServerHandle } from '../../src/server';
 import { openDb } from '../../src/store/db';
 import { createAccount } from '../../src/store/accounts';
 import { createApiKey } from '../../src/store/api-keys';
+import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import type { Mode } from '../../src/domain/intent';
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
@@ -34,6 +35,8 @@ export interface TestServer {
   /** Another key for an existing account. */
   key(accountId: string, mode: Mode): string;
   api(key: string): ApiClient;
+  /** Configure the account's webhook endpoint (as `payforge webhooks set-endpoint` does). */
+  setEndpoint(accountId: string, mode: Mode, url: string): Promise<{ url: string; secret: string }>;
   stop(): Promise<void>;
   /** Stop and start again on the same database file (restart test). */
   restart(): Promise<void>;
@@ -103,6 +106,7 @@ export async function startTestServer(overrides?: DeepPartial<Config>, opts: { b
     },
     key: (accountId, mode) => createApiKey(admin, { accountId, mode }).key,
     api: (key) => client(handle.url, key),
+    setEndpoint: (accountId, mode, url) => setEndpoint(admin, config, { accountId, mode, url }),
     async stop() {
       await handle.stop();
       admin.close();
