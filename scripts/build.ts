@@ -1,6 +1,6 @@
 // `bun run build`: embed the migrations and the sanctions list as generated TS modules, then
 // compile src/main.ts into the single executable dist/payforge (runs with nothing beside it).
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dir, '..');
@@ -20,3 +20,7 @@ step(['scripts/embed-migrations.ts']);
 if (existsSync(join(root, 'scripts/embed-sanctions.ts'))) step(['scripts/embed-sanctions.ts']);
 mkdirSync(join(root, 'dist'), { recursive: true });
 step(['build', '--compile', '--minify', '--sourcemap', 'src/main.ts', '--outfile', 'dist/payforge']);
+// The sourcemap is embedded in the executable (stack traces name src/ lines); the side file
+// it also writes is a by-product, removed so dist/payforge is the one artifact.
+rmSync(join(root, 'dist/payforge.map'), { force: true });
+console.error('build: wrote dist/payforge');

@@ -1,0 +1,93 @@
+import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freePort, REPO_ROOT, runCli, startServe } from '../support/cli';
+
+// One build for the file. It runs in a copy of the tree because the build regenerates the
+// embedded modules (migrations, sanctions) that test files running in parallel import.
+const EXCLUDE = new Set(['node_modules', 'dist', '.git', '.tmp', 'test', 'bench', 'data/payforge.db']);
+let bin: string;
+let work: string;
+
+beforeAll(async () => {
+  const tree = mkdtempSync(join(tmpdir(), 'pf-build-'));
+  cpSync(REPO_ROOT, tree, {
+    recursive: true,
+    filter: (src) => !EXCLUDE.has(relative(REPO_ROOT, src)) && !/\.db(-wal|-shm)?$/.test(src),
+  });
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(tree, 'node_modules'));
+  const build = Bun.spawn([process.execPath, 'run', 'build'], { cwd: tree, stdout: 'pipe', stderr: 'pipe' });
+  const [out, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited]);
+  if (code !== 0) throw new Error(`bun run build failed (${code}):\n${out}\n${err}`);
+
+  // The executable alone in its folder, run from another empty folder.
+  const binDir = mkdtempSync(join(tmpdir(), 'pf-bin-'));
+  bin = join(binDir, 'payforge');
+  copyFileSync(join(tree, 'dist', 'payforge'), bin);
+  chmodSync(bin, 0o755);
+  work = mkdtempSync(join(tmpdir(), 'pf-work-'));
+});
+
+const run = (...args: string[]) => runCli(args, { bin, cwd: work });
+
+describe('the compiled binary dist/payforge', () => {
+  it('runs the CLI and serves the API with nothing beside it', async () => {
+    const migrated = await run('migrate', '--db', './payforge.db');
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.json().migrations).toContain('0000_init');
+
+    const account = await run('accounts', 'create', '--name', 'Binary', '--plan', 'pro', '--db', './payforge.db');
+    expect(account.code, account.stderr).toBe(0);
+    const accountId = account.json().id as string;
+    const key = await run('keys', 'create', '--account', accountId, '--mode', 'test', '--db', './payforge.db');
+    expect(key.code, key.stderr).toBe(0);
+    const apiKey = key.json().key as string;
+    expect(apiKey).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
+
+    const machine = await run('machine', '--json');
+    expect(machine.json().states).toHaveProperty('finalized');
+
+    const bad = await run('keys', 'create', '--account', accountId, '--mode', 'test', '--config', './missing.json');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('config: cannot read config file');
+
+    const port = await freePort();
+    const server = await startServe(['serve', '--port', String(port), '--db', './payforge.db'], { bin, cwd: work });
+    try {
+      expect(server.url).toBe(`http://127.0.0.1:${port}`);
+      expect(server.testKey).toBeUndefined();
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+
+      const res = await fetch(`${server.url}/v1/intents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '1.50', requestor: `0x${'ab'.repeat(20)}` }),
+      });
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(201);
+      expect(body.intent).toMatchObject({ chain: 'eip155:84532', token: 'USDC', amount: '1.5', amountBaseUnits: '1500000', state: 'created', livemode: false });
+
+      const got = await fetch(`${server.url}/v1/intents/${body.intent.id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(got.status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+
+    // Only the executable in its folder; the database lives where --db said.
+    expect(readdirSync(join(bin, '..'))).toEqual(['payforge']);
+    expect(readdirSync(work)).toContain('payforge.db');
+  });
+
+  it('serve --bootstrap prints a test key on an empty database', async () => {
+    const server = await startServe(['serve', '--bootstrap', '--port', '0', '--db', './boot/payforge.db'], { bin, cwd: work });
+    try {
+      expect(server.testKey).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
+      const list = await fetch(`${server.url}/v1/intents`, { headers: { authorization: `Bearer ${server.testKey}` } });
+      expect(list.status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});
