@@ -1,0 +1,271 @@
+// The EVM watcher on anvil (Base Sepolia): confirmed, finalized, revert, rebroadcast, a nonce taken
+// by another transaction (dropped) or by a repriced copy (paid), a reorg, and batching.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { evmAdapter } from '../../../src/chains/evm/adapter';
+import type { ChainIntent, Network, VerifiedSubmission, Watcher } from '../../../src/chains/types';
+import type { RpcPool } from '../../../src/rpc/types';
+import { DEV_KEYS, startAnvil, type Anvil } from '../../support/evm/anvil';
+import { baseSepolia, intentFor, poolFor, signBlob } from '../../support/evm/chain';
+import { observations, type Observations } from '../../support/evm/observe';
+import { deployToken, ownerClient, tokenAbi } from '../../support/evm/token';
+
+let anvil: Anvil;
+let usdc: Hex;
+let network: Network;
+let rpc: RpcPool;
+let obs: Observations;
+let watcher: Watcher;
+const payer = privateKeyToAccount(DEV_KEYS[3]);
+const requestor = privateKeyToAccount(generatePrivateKey()).address;
+
+const balanceOf = (who: string) =>
+  ownerClient(anvil).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who as Hex] });
+
+/** The fulfiller's side of one payment: build, sign the blob, verify; broadcast unless told not to. */
+async function pay(amount: bigint, o: { broadcast?: boolean; account?: PrivateKeyAccount } = {}) {
+  const account = o.account ?? payer;
+  const intent = intentFor(network, 'USDC', { requestor, fulfiller: account.address, amount });
+  const built = await evmAdapter.build(network, rpc, intent, account.address);
+  const signed = await signBlob(account, built.transaction.blob);
+  const v = await evmAdapter.verifySubmission(network, rpc, intent, signed, built.buildData);
+  if (o.broadcast !== false) await evmAdapter.broadcast(network, rpc, v);
+  return { intent, v, blob: built.transaction.blob };
+}
+
+function follow(intent: ChainIntent, v: VerifiedSubmission, stage: 'pending' | 'confirmed' = 'pending') {
+  watcher.watch({
+    intentId: intent.id, chain: network.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction,
+    watchData: v.watchData, stage, intent,
+  });
+}
+
+/** A different transaction from `account` with `nonce` (a 1-unit token transfer to itself), higher fees. */
+async function takeNonce(account: PrivateKeyAccount, nonce: number) {
+  return account.signTransaction({
+    type: 'eip1559', chainId: 84532, nonce, to: usdc, gas: 100_000n,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [account.address, 1n] }),
+    maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 10_000_000_000n,
+  });
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil('base');
+  usdc = await deployToken(anvil, { [payer.address]: 10_000_000_000n });
+  network = baseSepolia([anvil.url], usdc);
+  rpc = poolFor(network);
+});
+afterAll(async () => {
+  await anvil?.stop();
+});
+afterEach(async () => {
+  await watcher?.stop();
+  await anvil.rpc('evm_setAutomine', [true]);
+});
+const start = (n: Network = network, pool: RpcPool = rpc) => {
+  obs = observations();
+  watcher = evmAdapter.createWatcher(n, pool, obs.report);
+};
+
+describe('EVM watcher', () => {
+  it('reports confirmed at the configured depth, then finalized by the finalized tag', async () => {
+    start(baseSepolia([anvil.url], usdc, { confirmations: 2 }));
+    const before = await balanceOf(requestor);
+    const { intent, v } = await pay(2_000_000n);
+    follow(intent, v);
+    // Mined in one block (depth 1) with confirmations = 2: nothing yet.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(obs.of(intent.id)).toEqual([]);
+    await anvil.rpc('evm_mine');
+    expect(await obs.waitFor({ intentId: intent.id, type: 'confirmed' })).toEqual({
+      type: 'confirmed', intentId: intent.id, txSignature: v.txSignature,
+    });
+    expect(obs.of(intent.id)).toEqual(['confirmed']);
+    // finalized trails the head by two blocks with --slots-in-an-epoch 1.
+    await anvil.rpc('anvil_mine', ['0x2']);
+    await obs.waitFor({ intentId: intent.id, type: 'finalized', txSignature: v.txSignature });
+    expect(obs.of(intent.id)).toEqual(['confirmed', 'finalized']);
+    expect((await balanceOf(requestor)) - before).toBe(2_000_000n);
+  });
+
+  it('picks up a confirmed intent at rehydration and reports only finality', async () => {
+    start();
+    const { intent, v } = await pay(1n);
+    follow(intent, v, 'confirmed');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(obs.of(intent.id)).toEqual([]);
+    await anvil.rpc('anvil_mine', ['0x3']);
+    await obs.waitFor({ intentId: intent.id, type: 'finalized' });
+    expect(obs.of(intent.id)).toEqual(['finalized']);
+  });
+
+  it('reports a reverted receipt as failed (revert)', async () => {
+    start();
+    const { intent, v } = await pay(5n, { broadcast: false });
+    // Signed and verified, then the token blocks the payer (as USDC's blacklist can) before it lands.
+    const owner = ownerClient(anvil);
+    const block = (on: boolean) =>
+      owner.writeContract({ address: usdc, abi: tokenAbi(), functionName: 'setBlocked', args: [payer.address, on] })
+        .then((hash) => owner.waitForTransactionReceipt({ hash }));
+    await block(true);
+    try {
+      await evmAdapter.broadcast(network, rpc, v); // gas is in the signed bytes: nothing re-estimates
+      follow(intent, v);
+      const f = await obs.waitFor({ intentId: intent.id, type: 'failed' });
+      expect(f).toMatchObject({ reason: 'revert', txSignature: v.txSignature });
+      expect(obs.of(intent.id)).toEqual(['failed']);
+    } finally {
+      await block(false);
+    }
+  });
+
+  it('rebroadcasts the same bytes while the nonce is unused', async () => {
+    start();
+    await anvil.rpc('evm_setAutomine', [false]);
+    const { intent, v } = await pay(4n);
+    follow(intent, v);
+    // The node forgets it (as a pruned mempool would); only the watcher's rebroadcast brings it back.
+    await anvil.rpc('anvil_dropTransaction', [v.txSignature]);
+    expect(await anvil.rpc('eth_getTransactionByHash', [v.txSignature])).toBeNull();
+    const deadline = Date.now() + 5_000;
+    while (!(await anvil.rpc('eth_getTransactionByHash', [v.txSignature]))) {
+      if (Date.now() > deadline) throw new Error('never rebroadcast');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await anvil.rpc('evm_mine');
+    await obs.waitFor({ intentId: intent.id, type: 'confirmed', txSignature: v.txSignature });
+  });
+
+  it('reports dropped when another transaction takes the nonce; a re-signed payment then confirms', async () => {
+    start();
+    await anvil.rpc('evm_setAutomine', [false]);
+    const { intent, v } = await pay(6n);
+    follow(intent, v);
+    // The payer's wallet sends something else with the same nonce and higher fees: it replaces ours.
+    await anvil.rpc('eth_sendRawTransaction', [await takeNonce(payer, Number(v.watchData.nonce))]);
+    await anvil.rpc('evm_mine');
+    expect(await obs.waitFor({ intentId: intent.id, type: 'dropped' })).toEqual({
+      type: 'dropped', intentId: intent.id, txSignature: v.txSignature,
+    });
+    watcher.unwatch(intent.id);
+
+    // retry_required: the fulfiller re-signs a fresh build (next nonce) for the same intent.
+    await anvil.rpc('evm_setAutomine', [true]);
+    const built = await evmAdapter.build(network, rpc, intent, payer.address);
+    expect(built.buildData.nonce).toBe(Number(v.watchData.nonce) + 1);
+    const v2 = await evmAdapter.verifySubmission(network, rpc, intent, await signBlob(payer, built.transaction.blob), built.buildData);
+    await evmAdapter.broadcast(network, rpc, v2);
+    follow(intent, v2);
+    await obs.waitFor({ intentId: intent.id, type: 'confirmed', txSignature: v2.txSignature });
+    expect(obs.of(intent.id)).toEqual(['dropped', 'confirmed']);
+  });
+
+  it('counts a repriced copy of the same transfer as paid, under the copy’s hash', async () => {
+    start();
+    await anvil.rpc('evm_setAutomine', [false]);
+    const { intent, v, blob } = await pay(7n);
+    follow(intent, v);
+    // The wallet speeds the payment up: same transfer and nonce, doubled fees, new hash.
+    const copy = await signBlob(payer, blob, { maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 10_000_000_000n });
+    const copyHash = await anvil.rpc<string>('eth_sendRawTransaction', [`0x${Buffer.from(copy, 'base64').toString('hex')}`]);
+    expect(copyHash).not.toBe(v.txSignature);
+    await anvil.rpc('evm_mine');
+    await obs.waitFor({ intentId: intent.id, type: 'confirmed', txSignature: copyHash });
+    await anvil.rpc('anvil_mine', ['0x2']);
+    await obs.waitFor({ intentId: intent.id, type: 'finalized', txSignature: copyHash });
+    expect(obs.of(intent.id)).toEqual(['confirmed', 'finalized']);
+  });
+
+  it('finds the nonce taker blocks back after a restart, and tells copy from stranger', async () => {
+    // Two intents whose nonces were both used while nobody watched; the watcher starts later.
+    await anvil.rpc('evm_setAutomine', [false]);
+    const a = await pay(8n);
+    await anvil.rpc('eth_sendRawTransaction', [await takeNonce(payer, Number(a.v.watchData.nonce))]);
+    await anvil.rpc('evm_mine');
+    await anvil.rpc('anvil_mine', ['0x5']);
+    const b = await pay(9n);
+    const copy = await signBlob(payer, b.blob, { maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 10_000_000_000n });
+    const copyHash = await anvil.rpc<string>('eth_sendRawTransaction', [`0x${Buffer.from(copy, 'base64').toString('hex')}`]);
+    await anvil.rpc('evm_mine');
+    await anvil.rpc('anvil_mine', ['0x4']);
+    start();
+    follow(a.intent, a.v);
+    follow(b.intent, b.v);
+    await obs.waitFor({ intentId: a.intent.id, type: 'dropped' });
+    await obs.waitFor({ intentId: b.intent.id, type: 'finalized', txSignature: copyHash });
+    expect(obs.of(a.intent.id)).toEqual(['dropped']);
+    expect(obs.of(b.intent.id)).toEqual(['confirmed', 'finalized']);
+  });
+
+  it('reports reorged when a confirmed receipt disappears, then confirms the rebroadcast again', async () => {
+    start();
+    const { intent, v } = await pay(10n);
+    follow(intent, v);
+    await obs.waitFor({ intentId: intent.id, type: 'confirmed' });
+    // Replace the last block (ours) with an empty one: the transaction is gone from chain and pool.
+    await anvil.rpc('anvil_reorg', [1, []]);
+    expect(await anvil.rpc('eth_getTransactionReceipt', [v.txSignature])).toBeNull();
+    await obs.waitFor({ intentId: intent.id, type: 'reorged', txSignature: v.txSignature });
+    // Automine is on: the watcher's rebroadcast of the same bytes lands it again.
+    await obs.waitFor({ intentId: intent.id, type: 'confirmed' }, 10_000, obs.all.findIndex((o) => o.type === 'reorged'));
+    expect(obs.of(intent.id)).toEqual(['confirmed', 'reorged', 'confirmed']);
+    expect(await anvil.rpc('eth_getTransactionReceipt', [v.txSignature])).not.toBeNull();
+  });
+
+  it('follows many intents with one batched request per tick', async () => {
+    const counted = { requests: 0, batches: [] as number[] };
+    const countingPool: RpcPool = {
+      chain: rpc.chain,
+      request: (p) => {
+        counted.requests += 1;
+        if (Array.isArray(p)) counted.batches.push(p.length);
+        return rpc.request(p);
+      },
+      call: (m, p) => rpc.call(m, p),
+      status: () => rpc.status(),
+    };
+    await anvil.rpc('evm_setAutomine', [false]);
+    const paid = [];
+    for (let i = 0; i < 5; i++) paid.push(await pay(BigInt(100 + i)));
+    start(baseSepolia([anvil.url], usdc, { rebroadcastIntervalMs: 60_000 }), countingPool);
+    for (const p of paid) follow(p.intent, p.v);
+    await new Promise((r) => setTimeout(r, 400));
+    // Each tick: one batch with head, finalized tag, 5 receipts and 1 sender nonce.
+    expect(counted.batches.length).toBeGreaterThanOrEqual(3);
+    expect(counted.requests).toBe(counted.batches.length);
+    expect(new Set(counted.batches)).toEqual(new Set([8]));
+    await anvil.rpc('evm_mine');
+    for (const p of paid) await obs.waitFor({ intentId: p.intent.id, type: 'confirmed' });
+  });
+
+  it('survives an RPC outage and reports once the upstream is back; stop() ends polling', async () => {
+    const { startProxy } = await import('../../support/evm/proxy');
+    const proxy = await startProxy(anvil.url);
+    try {
+      const errors: unknown[] = [];
+      obs = observations();
+      const pool = poolFor(network, [proxy.url]);
+      watcher = (await import('../../../src/chains/evm/watcher')).createEvmWatcher(network, pool, obs.report, {
+        onError: (e) => errors.push(e),
+      });
+      await anvil.rpc('evm_setAutomine', [false]);
+      const { intent, v } = await pay(11n);
+      proxy.mode = 'down';
+      follow(intent, v);
+      await anvil.rpc('evm_mine');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(errors.length).toBeGreaterThan(0);
+      expect(proxy.refused).toBeGreaterThan(0);
+      expect(obs.of(intent.id)).toEqual([]);
+      proxy.mode = 'up';
+      await obs.waitFor({ intentId: intent.id, type: 'confirmed' });
+      await watcher.stop();
+      const seen = proxy.forwarded;
+      await new Promise((r) => setTimeout(r, 200));
+      expect(proxy.forwarded).toBe(seen);
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
