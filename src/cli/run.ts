@@ -15,6 +15,7 @@ commands:
   webhooks rotate-secret --account acct_... --mode test|live
   machine --json
   migrate
+  health [--port N] [--host H]
 
 every command takes --db PATH and --config FILE (JSON or TOML);
 environment: PAYFORGE_CONFIG, PAYFORGE_PORT, PAYFORGE_HOST, PAYFORGE_DB, PAYFORGE_ADMIN_TOKEN, PAYFORGE_LOG_LEVEL
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'webhooks rotate-secret': async () => (await import('./webhooks-rotate-secret')).webhooksRotateSecret,
   machine: async () => (await import('./machine')).machine,
   migrate: async () => (await import('./migrate')).migrate,
+  health: async () => (await import('./health')).health,
 };
 
 /** Runs one command line; resolves to the exit code (serve resolves once listening). */

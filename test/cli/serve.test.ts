@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, startServe } from '../support/cli';
+import { freePort, runCli, startServe } from '../support/cli';
 
 describe('serve', () => {
   it('--bootstrap prints the test key once; the key works; revoke answers 401 at once; SIGTERM stops cleanly', async () => {
@@ -12,6 +12,10 @@ describe('serve', () => {
       expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(first.testKey).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
       expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+      const port = new URL(first.url).port;
+      const health = await runCli(['health', '--port', port]);
+      expect(health.code, health.stderr).toBe(0);
+      expect(health.json()).toEqual({ url: `http://127.0.0.1:${port}/healthz`, status: 200 });
       const auth = { authorization: `Bearer ${first.testKey}` };
       expect((await fetch(`${first.url}/v1/intents`, { headers: auth })).status).toBe(200);
 
@@ -29,6 +33,12 @@ describe('serve', () => {
     const second = await startServe(['serve', '--bootstrap', '--port', '0', '--db', db]);
     expect(second.testKey).toBeUndefined();
     expect(await second.stop()).toBe(0);
+  });
+
+  it('health fails with exit 1 when nothing listens', async () => {
+    const r = await runCli(['health', '--port', String(await freePort())]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
   });
 
   it('refuses a bad port before starting anything', async () => {
