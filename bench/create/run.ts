@@ -1,0 +1,185 @@
+// bench/create: POST /v1/intents requests/s and latency at 64 connections, against Bun's own
+// hello-world server measured in the same run. The load generator is a separate process (wrk if
+// installed, else bench/create/load.ts) so it does not share the server's event loop.
+// Usage: bun bench/create/run.ts [--write]   (--write records the run in bench/RESULTS.md)
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Database } from 'bun:sqlite';
+import { validate } from '../../src/config';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.types';
+import { startServer } from '../../src/server';
+
+const env = (name: string, dflt: number) => {
+  const v = process.env[name];
+  const n = v === undefined ? dflt : Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
+  return n;
+};
+const SECONDS = env('BENCH_SECONDS', 10);
+const WARMUP = env('BENCH_WARMUP_SECONDS', 3);
+const CONNECTIONS = env('BENCH_CONNECTIONS', 64);
+const THREADS = env('BENCH_THREADS', 2);
+const which = Bun.which('wrk');
+const LOADGEN = (process.env.BENCH_LOADGEN ?? (which ? 'wrk' : 'bun')) as 'wrk' | 'bun';
+if (LOADGEN === 'wrk' && !which) throw new Error('BENCH_LOADGEN=wrk but wrk is not on PATH');
+const WRITE = process.argv.includes('--write');
+const HERE = import.meta.dir;
+
+const BODY = JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '12.34', requestor: '0x1111111111111111111111111111111111111111' });
+
+interface LoadResult {
+  requests: number;
+  duration_us: number;
+  ok: number;
+  bad: number;
+  socket_errors: number;
+  p50_us: number;
+  p90_us: number;
+  p99_us: number;
+  max_us: number;
+  mean_us: number;
+  sample: string;
+}
+
+interface Target {
+  url: string;
+  path: string;
+  auth: string | null;
+  expect: number;
+}
+
+async function load(t: Target, seconds: number): Promise<LoadResult> {
+  let cmd: string[];
+  let childEnv: Record<string, string | undefined> = { ...process.env };
+  if (LOADGEN === 'wrk') {
+    const threads = Math.min(THREADS, CONNECTIONS);
+    cmd = [which!, `-t${threads}`, `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(HERE, 'wrk.lua'), `${t.url}${t.path}`];
+    childEnv = { ...childEnv, BENCH_METHOD: 'POST', BENCH_PATH: t.path, BENCH_BODY: BODY, BENCH_AUTH: t.auth ?? '', BENCH_EXPECT: String(t.expect) };
+  } else {
+    const spec = { url: `${t.url}${t.path}`, method: 'POST', body: BODY, auth: t.auth, expect: t.expect, connections: CONNECTIONS, seconds };
+    cmd = [process.execPath, join(HERE, 'load.ts'), JSON.stringify(spec)];
+  }
+  const proc = Bun.spawn(cmd, { env: childEnv, stdout: 'pipe', stderr: 'pipe' });
+  // The load generator stops by itself after `seconds`; this is only a guard against a hang.
+  const guard = setTimeout(() => proc.kill('SIGKILL'), (seconds + 30) * 1000);
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(guard);
+  const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+  if (code !== 0 || !line) throw new Error(`load generator failed (exit ${code}):\n${out}\n${err}`);
+  return JSON.parse(line.slice('BENCH_JSON '.length)) as LoadResult;
+}
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const m = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
+  if (!m) throw new Error(`metric ${name} missing`);
+  return Number(m[1]);
+}
+
+const rps = (r: LoadResult) => r.requests / (r.duration_us / 1e6);
+const ms = (us: number) => (us / 1000).toFixed(2);
+const errors = (r: LoadResult) => r.bad + r.socket_errors;
+
+// --- baseline: Bun's hello-world, the same request on the wire, a small JSON answer ---------
+async function runBaseline(): Promise<LoadResult> {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ status: 'ok' }) });
+  try {
+    const t: Target = { url: `http://127.0.0.1:${server.port}`, path: '/', auth: null, expect: 200 };
+    await load(t, WARMUP);
+    return await load(t, SECONDS);
+  } finally {
+    await server.stop(true);
+  }
+}
+
+// --- PayForge: the real server on a temp database ----------------------------------------------
+async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: number; rows: number; created201: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'payforge-bench-'));
+  const db = join(dir, 'payforge.db');
+  const config: Config = validate({
+    ...structuredClone(DEFAULT_CONFIG),
+    port: 0,
+    db,
+    logLevel: 'error',
+    rateLimit: { perSecond: 1_000_000_000, burst: 1_000_000_000 },
+  });
+  const server = await startServer(config, { bootstrap: true });
+  try {
+    const t: Target = { url: server.url, path: '/v1/intents', auth: `Bearer ${server.bootstrapKey}`, expect: 201 };
+    const warm = await load(t, WARMUP);
+    if (errors(warm) > 0) throw new Error(`warm-up errors: ${errors(warm)} (${warm.sample})`);
+    const b0 = await metric(server.url, 'payforge_commit_batches_total');
+    const w0 = await metric(server.url, 'payforge_commit_writes_total');
+    const r = await load(t, SECONDS);
+    const b1 = await metric(server.url, 'payforge_commit_batches_total');
+    const w1 = await metric(server.url, 'payforge_commit_writes_total');
+    await server.stop();
+    // Every 201 must be a committed row: count them through a fresh connection after shutdown.
+    const check = new Database(db, { readonly: true });
+    const rows = (check.query('SELECT count(*) AS n FROM intents').get() as { n: number }).n;
+    check.close();
+    return { r, batches: b1 - b0, writes: w1 - w0, rows, created201: warm.ok + r.ok };
+  } finally {
+    await server.stop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function machine(): string {
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  return `${navigator.hardwareConcurrency} cores (nproc), ${model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Bun ${Bun.version}, ${process.platform}/${process.arch}`;
+}
+
+const base = await runBaseline();
+const pf = await runPayForge();
+
+const pfRps = rps(pf.r);
+const baseRps = rps(base);
+const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+const gen = LOADGEN === 'wrk' ? `wrk -t${Math.min(THREADS, CONNECTIONS)} -c${CONNECTIONS}` : `bun load.ts (${CONNECTIONS} fetch loops)`;
+const md = [
+  `Run ${date} · ${machine()}`,
+  `Load: ${gen}, ${WARMUP} s warm-up then ${SECONDS} s, POST with the same JSON body to both servers, loopback; the load generator shares the machine's cores with the server.`,
+  '',
+  '| server | requests/s | p50 ms | p99 ms | max ms | errors |',
+  '|---|---:|---:|---:|---:|---:|',
+  `| Bun hello-world (baseline) | ${baseRps.toFixed(0)} | ${ms(base.p50_us)} | ${ms(base.p99_us)} | ${ms(base.max_us)} | ${errors(base)} |`,
+  `| PayForge POST /v1/intents | ${pfRps.toFixed(0)} | ${ms(pf.r.p50_us)} | ${ms(pf.r.p99_us)} | ${ms(pf.r.max_us)} | ${errors(pf.r)} |`,
+  '',
+  `PayForge / baseline: **${((pfRps / baseRps) * 100).toFixed(1)} %**. ` +
+    `Commits: ${(pf.batches / (pf.r.duration_us / 1e6)).toFixed(0)}/s for ${(pf.writes / (pf.r.duration_us / 1e6)).toFixed(0)} writes/s ` +
+    `(mean group-commit batch ${(pf.writes / Math.max(1, pf.batches)).toFixed(1)}). ` +
+    `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run).`,
+].join('\n');
+
+console.log(md);
+console.log(`\nBENCH_RESULT ${JSON.stringify({ date, loadgen: LOADGEN, baseline: base, payforge: pf.r, ratio: pfRps / baseRps, batches: pf.batches, writes: pf.writes })}`);
+
+const failures: string[] = [];
+if (errors(base) > 0) failures.push(`baseline errors: ${errors(base)} (${base.sample})`);
+if (errors(pf.r) > 0) failures.push(`PayForge errors: ${errors(pf.r)} (${pf.r.sample})`);
+if (pf.rows < pf.created201) failures.push(`only ${pf.rows} intent rows for ${pf.created201} responses 201`);
+
+if (WRITE) {
+  const file = join(HERE, '..', 'RESULTS.md');
+  const START = '<!-- bench/create latest: written by `bun bench/create/run.ts --write` -->';
+  const END = '<!-- /bench/create latest -->';
+  const block = `${START}\n${md}\n${END}`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+  if (text.includes(START) && text.includes(END)) {
+    text = text.slice(0, text.indexOf(START)) + block + text.slice(text.indexOf(END) + END.length);
+  } else if (/^## create$/m.test(text)) {
+    text = text.replace(/^## create$/m, `## create\n\n${block}`);
+  } else {
+    text = `${text.trimEnd()}\n\n## create\n\n${block}\n`;
+  }
+  writeFileSync(file, text);
+  console.log(`\nwritten to ${file}`);
+}
+
+if (failures.length > 0) {
+  console.error(failures.join('\n'));
+  process.exit(1);
+}
