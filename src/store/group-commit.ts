@@ -72,8 +72,14 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512): GroupCom
         /* already rolled back by SQLite */
       }
       batch.forEach((p, i) => {
-        if (results[i]?.ok) p.onAbort?.();
-        p.reject(error);
+        const r = results[i]!;
+        if (r.ok) {
+          p.onAbort?.();
+          p.reject(error);
+        } else {
+          // It had already failed on its own (a 409, a 400...): that is its answer, not the COMMIT error.
+          p.reject(r.error);
+        }
       });
       return;
     }

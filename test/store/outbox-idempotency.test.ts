@@ -1,0 +1,118 @@
+// Outbox (event row + delivery row only when an endpoint exists), idempotency keys with expiry,
+// and migrations that are idempotent on reopen: all on a real SQLite file.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids';
+import { migrate, openDb } from '../../src/store/db';
+import { createIdempotencyRepo } from '../../src/store/idempotency';
+import { MIGRATIONS } from '../../src/store/migrations.generated';
+import { createOutbox } from '../../src/store/outbox';
+import { createIntentRepo } from '../../src/store/intents';
+import { storedIntent, tempDb, type TempDb } from '../support/db';
+import type { EventEnvelope } from '../../src/domain/intent';
+import { toWire } from '../../src/domain/intent';
+
+let t: TempDb;
+beforeEach(() => {
+  t = tempDb();
+  for (const id of ['acct_a', 'acct_b']) {
+    t.db.sqlite.query("INSERT INTO accounts (id, name, plan, created_at) VALUES (?, ?, 'pro', 1)").run(id, id);
+  }
+});
+afterEach(() => t.dispose());
+
+const envelope = (mode: 'test' | 'live' = 'test'): EventEnvelope => ({
+  eventId: newId('evt'),
+  type: 'intent.created',
+  createdAt: new Date(5).toISOString(),
+  livemode: mode === 'live',
+  data: { intent: toWire(storedIntent({ mode })) },
+});
+
+describe('outbox', () => {
+  it('writes the event row, and a delivery row only when the account has an endpoint for that mode', () => {
+    const outbox = createOutbox(t.db.sqlite);
+    const e1 = envelope();
+    expect(outbox.append({ envelope: e1, accountId: 'acct_a', mode: 'test', intentId: 'pi_1', createdAt: 5 })).toBe(false);
+    const ev = t.db.sqlite.query('SELECT * FROM events WHERE id = ?').get(e1.eventId) as Record<string, unknown>;
+    expect(ev).toMatchObject({ account_id: 'acct_a', mode: 'test', intent_id: 'pi_1', type: 'intent.created', created_at: 5 });
+    expect(JSON.parse(ev.payload as string)).toEqual(e1);
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM webhook_deliveries').get()).toEqual({ n: 0 });
+
+    // An endpoint for the live mode (or another account) does not count.
+    t.db.sqlite.query("INSERT INTO webhook_endpoints (account_id, mode, url, secret, created_at, updated_at) VALUES ('acct_a', 'live', 'https://live.example', 'whsec_x', 1, 1)").run();
+    t.db.sqlite.query("INSERT INTO webhook_endpoints (account_id, mode, url, secret, created_at, updated_at) VALUES ('acct_b', 'test', 'http://b.example', 'whsec_y', 1, 1)").run();
+    expect(outbox.append({ envelope: envelope(), accountId: 'acct_a', mode: 'test', intentId: 'pi_1', createdAt: 6 })).toBe(false);
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM webhook_deliveries').get()).toEqual({ n: 0 });
+
+    const e3 = envelope('live');
+    expect(outbox.append({ envelope: e3, accountId: 'acct_a', mode: 'live', intentId: 'pi_2', createdAt: 7 })).toBe(true);
+    const d = t.db.sqlite.query('SELECT * FROM webhook_deliveries').all() as Array<Record<string, unknown>>;
+    expect(d).toHaveLength(1);
+    expect(d[0]).toMatchObject({
+      event_id: e3.eventId, account_id: 'acct_a', mode: 'live', url: 'https://live.example', status: 'pending',
+      attempt_count: 0, next_attempt_at: 7, created_at: 7,
+    });
+    expect(String(d[0]!.id)).toMatch(/^whd_/);
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM events').get()).toEqual({ n: 3 });
+  });
+
+  it('an event id is written once', () => {
+    const outbox = createOutbox(t.db.sqlite);
+    const e = envelope();
+    outbox.append({ envelope: e, accountId: 'acct_a', mode: 'test', intentId: 'pi_1', createdAt: 5 });
+    expect(() => outbox.append({ envelope: e, accountId: 'acct_a', mode: 'test', intentId: 'pi_1', createdAt: 5 })).toThrow(/UNIQUE/);
+  });
+});
+
+describe('idempotency keys', () => {
+  it('returns the stored response until it expires, scoped per account and mode, and purges expired ones', () => {
+    const repo = createIdempotencyRepo(t.db.sqlite);
+    const r = { requestHash: 'h1', responseStatus: 201, responseBody: '{"intent":{"id":"pi_1"}}' };
+    repo.put('acct_a', 'test', 'key-1', r, 1000, 10);
+    expect(repo.get('acct_a', 'test', 'key-1', 1000)).toEqual(r);
+    expect(repo.get('acct_a', 'test', 'key-1', 10_999)).toEqual(r);
+    expect(repo.get('acct_a', 'test', 'key-1', 11_000)).toBeNull();
+    expect(repo.get('acct_a', 'live', 'key-1', 1000)).toBeNull();
+    expect(repo.get('acct_b', 'test', 'key-1', 1000)).toBeNull();
+    expect(repo.get('acct_a', 'test', 'key-2', 1000)).toBeNull();
+
+    repo.put('acct_b', 'test', 'key-1', { ...r, requestHash: 'h2' }, 1000, 100);
+    expect(repo.get('acct_b', 'test', 'key-1', 1000)?.requestHash).toBe('h2');
+    expect(repo.get('acct_a', 'test', 'key-1', 1000)?.requestHash).toBe('h1');
+
+    expect(repo.purge(10_999)).toBe(0);
+    expect(repo.purge(11_000)).toBe(1);
+    expect(repo.get('acct_b', 'test', 'key-1', 11_000)?.requestHash).toBe('h2');
+    // An expired key can be used again.
+    repo.put('acct_a', 'test', 'key-1', { ...r, requestHash: 'h3' }, 20_000, 10);
+    expect(repo.get('acct_a', 'test', 'key-1', 20_000)?.requestHash).toBe('h3');
+  });
+});
+
+describe('migrations', () => {
+  it('are recorded once and idempotent on reopen; data survives', () => {
+    const tags = () => (t.db.sqlite.query('SELECT tag FROM __migrations ORDER BY tag').all() as Array<{ tag: string }>).map((r) => r.tag);
+    expect(tags()).toEqual(MIGRATIONS.map((m) => m.tag).sort());
+    const i = storedIntent();
+    createIntentRepo(t.db.sqlite).insert(i);
+    migrate(t.db.sqlite);
+    expect(tags()).toEqual(MIGRATIONS.map((m) => m.tag).sort());
+    t.db.close();
+
+    const again = openDb(t.path);
+    try {
+      expect((again.sqlite.query('SELECT count(*) AS n FROM __migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
+      expect(createIntentRepo(again.sqlite).get(i.id)).toEqual(i);
+      const pragma = (name: string) => Object.values(again.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+      expect(pragma('journal_mode')).toBe('wal');
+      expect(pragma('synchronous')).toBe(2); // FULL
+      expect(pragma('foreign_keys')).toBe(1);
+      const tables = (again.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name);
+      for (const name of ['accounts', 'api_keys', 'events', 'idempotency_keys', 'intents', 'webhook_deliveries', 'webhook_endpoints']) {
+        expect(tables).toContain(name);
+      }
+    } finally {
+      again.close();
+    }
+  });
+});
