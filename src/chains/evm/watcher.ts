@@ -179,7 +179,8 @@ export function createEvmWatcher(
   }
 
   function repeatLatest(t: Tracked): void {
-    if (t.last && Date.now() - t.last.at >= repeatMs) emit(t, t.last.o);
+    // Never repeat a reorg: the runtime would move a pending intent to pending again (a new event).
+    if (t.last && t.last.o.type !== 'reorged' && Date.now() - t.last.at >= repeatMs) emit(t, t.last.o);
   }
 
   return {
