@@ -77,47 +77,51 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let started = false;
   let stopped = false;
   let tickScheduled = false;
+  let deepPending = false;
   let poll: ReturnType<typeof setInterval> | undefined;
 
-  function kick(): void {
+  /** Schedule a tick; `deep` when new rows may exist anywhere (wake, poll), not just freed slots. */
+  function kick(deep: boolean): void {
+    deepPending ||= deep;
     if (!started || stopped || tickScheduled) return;
     tickScheduled = true;
     setImmediate(tick);
   }
 
-  function flush(): void {
-    if (toRecord.length > 0) {
-      const batch = toRecord;
-      toRecord = [];
-      try {
-        recorder.record(batch);
-      } catch (e) {
-        // Busy or I/O trouble: keep them for the next tick; the lease fence keeps this safe.
-        toRecord = batch.concat(toRecord);
-        throw e;
-      }
-    }
-    if (toRelease.length > 0) {
-      const batch = toRelease;
-      toRelease = [];
-      recorder.release(batch);
+  // Records and the next claim share one short transaction: one commit (fsync) per tick.
+  const recordAndClaim = db.sqlite.transaction(
+    (records: AttemptRecord[], releases: Array<{ id: string; leaseUntil: number }>, claimSlots: boolean, deep: boolean): ClaimedDelivery[] => {
+      recorder.record(records);
+      recorder.release(releases);
+      if (!claimSlots) return [];
+      const t = now();
+      return claim({ now: t, leaseUntil: t + leaseMs, limit: w.concurrency - inFlight, perEndpoint: w.perEndpointConcurrency, inFlight: perUrl, deep });
+    },
+  );
+
+  /** Write pending records (and claim more when `claimSlots`); on failure keep them for the next try. */
+  function commit(claimSlots: boolean, deep = false): ClaimedDelivery[] {
+    const records = toRecord;
+    const releases = toRelease;
+    toRecord = [];
+    toRelease = [];
+    try {
+      return recordAndClaim.immediate(records, releases, claimSlots, deep);
+    } catch (e) {
+      // Busy or I/O trouble: nothing was written; the lease fence keeps a late retry safe.
+      toRecord = records.concat(toRecord);
+      toRelease = releases.concat(toRelease);
+      throw e;
     }
   }
 
   function tick(): void {
     tickScheduled = false;
     if (stopped) return;
+    const deep = deepPending;
+    deepPending = false;
     try {
-      flush();
-      // Claim until the slots are full or nothing more is due.
-      for (;;) {
-        const free = w.concurrency - inFlight;
-        if (free <= 0) return;
-        const t = now();
-        const rows = claim({ now: t, leaseUntil: t + leaseMs, limit: free, perEndpoint: w.perEndpointConcurrency, inFlight: perUrl });
-        for (const row of rows) launch(row);
-        if (rows.length < free) return;
-      }
+      for (const row of commit(true, deep)) launch(row);
     } catch (e) {
       log('error', 'webhook dispatcher tick failed; retrying at the next poll', { error: String(e) });
     }
@@ -134,7 +138,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         if (n === 0) perUrl.delete(row.url);
         else perUrl.set(row.url, n);
         running.delete(p);
-        kick();
+        kick(false);
       });
     running.add(p);
   }
@@ -185,11 +189,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     start() {
       if (started || stopped) return;
       started = true;
-      poll = setInterval(kick, w.pollIntervalMs);
+      poll = setInterval(() => kick(true), w.pollIntervalMs);
       poll.unref?.();
-      kick();
+      kick(true);
     },
-    wake: kick,
+    wake: () => kick(true),
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -197,7 +201,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       abort.abort();
       await Promise.allSettled([...running]);
       try {
-        flush();
+        commit(false);
       } catch (e) {
         log('error', 'webhook dispatcher could not record its last attempts (their leases will run out)', { error: String(e) });
       }

@@ -75,16 +75,29 @@ describe('claim and record', () => {
     rows(rx.url('/b'), 3, acct, now - 10);
     rows(rx.url('/c'), 2, acct, now + 60_000); // not due
     const claim = createClaimer(db.sqlite);
-    const first = claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map() });
+    const first = claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map(), deep: true });
     const count = (u: string, rs: Array<{ url: string }>) => rs.filter((r) => r.url === rx.url(u)).length;
     expect([count('/a', first), count('/b', first), count('/c', first)]).toEqual([4, 3, 0]);
     expect(first.every((r) => r.leaseUntil === now + 1000)).toBe(true);
     // Claimed rows are leased: not claimed again, and /a is saturated by its in-flight sends.
-    expect(claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 4]]) })).toEqual([]);
-    const more = claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 1]]) });
+    expect(claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 4]]), deep: true })).toEqual([]);
+    const more = claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 1]]), deep: true });
     expect(count('/a', more)).toBe(3);
     // When the leases run out, the rows can be claimed again.
-    expect(claim({ now: now + 1001, leaseUntil: now + 2000, limit: 100, perEndpoint: 100, inFlight: new Map() })).toHaveLength(23);
+    expect(claim({ now: now + 1001, leaseUntil: now + 2000, limit: 100, perEndpoint: 100, inFlight: new Map(), deep: true })).toHaveLength(23);
+  });
+
+  it('a deep claim looks past a URL that filled up for rows of other URLs behind its backlog; a shallow one does not', () => {
+    const acct = createAccount(db);
+    const now = Date.now();
+    rows(rx.url('/a'), 100, acct, now - 5000);
+    rows(rx.url('/b'), 3, acct, now - 10);
+    const claim = createClaimer(db.sqlite);
+    const args = { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map<string, number>() };
+    const shallow = claim({ ...args, deep: false });
+    expect(shallow.map((r) => r.url)).toEqual(Array(4).fill(rx.url('/a')));
+    const deep = claim({ ...args, inFlight: new Map([[rx.url('/a'), 4]]), deep: true, now: now + 1, leaseUntil: now + 2000 });
+    expect(deep.map((r) => r.url)).toEqual(Array(3).fill(rx.url('/b')));
   });
 
   it("drops a record whose lease was taken over (fencing), so attempts are not double counted", () => {
@@ -92,8 +105,8 @@ describe('claim and record', () => {
     const [id] = rows(rx.url('/a'), 1, acct);
     const claim = createClaimer(db.sqlite);
     const now = Date.now();
-    const [mine] = claim({ now, leaseUntil: now + 10, limit: 1, perEndpoint: 1, inFlight: new Map() });
-    const [theirs] = claim({ now: now + 11, leaseUntil: now + 5000, limit: 1, perEndpoint: 1, inFlight: new Map() });
+    const [mine] = claim({ now, leaseUntil: now + 10, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });
+    const [theirs] = claim({ now: now + 11, leaseUntil: now + 5000, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });
     expect(theirs!.id).toBe(id);
     const recorder = createRecorder(db.sqlite);
     const rec = { id: id!, status: 'pending' as const, attemptCount: 1, attemptedAt: now, responseStatus: 500, error: 'x', nextAttemptAt: now + 100 };
