@@ -3,6 +3,7 @@ import type { Config } from './config.types';
 import { bootstrapIfEmpty } from './bootstrap';
 import { createCore, type CoreOptions } from './compose';
 import { MAX_BODY_BYTES } from './api/app';
+import { createStatelyInspector } from './actors/inspector';
 
 export interface ServerHandle {
   url: string;
@@ -12,7 +13,8 @@ export interface ServerHandle {
 }
 
 export async function startServer(config: Config, opts: { bootstrap: boolean } & CoreOptions): Promise<ServerHandle> {
-  const core = createCore(config, opts);
+  const inspect = opts.inspect ?? (config.inspect ? await createStatelyInspector((m, f) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: m, ...f })}\n`)) : undefined);
+  const core = createCore(config, { ...opts, inspect });
   const boot = opts.bootstrap ? bootstrapIfEmpty(core.db) : null;
   const server = Bun.serve({
     port: config.port,
