@@ -1,10 +1,10 @@
 // build: the unsigned EIP-1559 token.transfer(requestor, amount) for the fulfiller to sign,
 // with nonce, gas and fee caps filled from the chain, plus the fee estimate shown to the payer.
 import { serializeTransaction, type Hex } from 'viem';
-import { AppError } from '../../domain/errors';
+import { AppError, invalidParam } from '../../domain/errors';
 import type { RpcPool } from '../../rpc/types';
 import type { BuildResult, ChainIntent, Network } from '../types';
-import { normalizeAddress } from './address';
+import { isValidAddress, normalizeAddress } from './address';
 import { hexToBase64 } from './codec';
 import { estimateFee, feeCaps, l1DataFee } from './fees';
 import { chainIdOf } from './network';
@@ -25,6 +25,7 @@ function need(o: RpcOutcome, what: string, chain: string): unknown {
 }
 
 export async function buildTransfer({ network, rpc, intent, fulfiller }: BuildInput): Promise<BuildResult> {
+  if (!isValidAddress(fulfiller)) throw invalidParam('fulfiller', 'fulfiller is not an EVM address (0x + 40 hex)');
   const from = normalizeAddress(fulfiller);
   const to = normalizeAddress(intent.tokenAddress);
   const data = encodeTransfer(normalizeAddress(intent.requestor), intent.amountBaseUnits);

@@ -4,7 +4,6 @@
 import { keccak256, type Hex } from 'viem';
 import type { RpcPool } from '../../rpc/types';
 import type { ChainObservation, Network, WatchItem, Watcher } from '../types';
-import { sendRaw } from './broadcast';
 import { base64ToHex } from './codec';
 import { findNonceTaker, type NonceTaker } from './nonce-taker';
 import { readReceipt, type RpcReceipt } from './receipt';
@@ -108,19 +107,29 @@ export function createEvmWatcher(
       const o = out[2 + items.length + i]!;
       if (o.ok) nonces.set(s, hexToNum(o.result));
     });
+    const resend: Hex[] = [];
     for (const [i, t] of items.entries()) {
       if (stopped) return;
       // Skip anything unwatched or replaced while the batch was in flight.
       if (tracked.get(t.item.intentId) !== t) continue;
       try {
-        await follow(t, out[2 + i]!, head, finalized, nonces.get(t.from.toLowerCase()));
+        await follow(t, out[2 + i]!, head, finalized, nonces.get(t.from.toLowerCase()), resend);
       } catch (e) {
         onError(e);
       }
     }
+    // Same bytes, no re-sign, one batch: refusals (underpriced, already known) change nothing here.
+    if (resend.length > 0 && !stopped) await batch(rpc, resend.map((hex) => ({ method: 'eth_sendRawTransaction', params: [hex] })));
   }
 
-  async function follow(t: Tracked, receiptO: RpcOutcome, head: number, finalized: number | null, senderNonce: number | undefined) {
+  async function follow(
+    t: Tracked,
+    receiptO: RpcOutcome,
+    head: number,
+    finalized: number | null,
+    senderNonce: number | undefined,
+    resend: Hex[],
+  ) {
     if (!receiptO.ok) return;
     const base = { intentId: t.item.intentId, txSignature: t.hash };
     const receipt = receiptO.result as RpcReceipt | null;
@@ -155,8 +164,7 @@ export function createEvmWatcher(
       if (t.hash !== t.ownHash) t.hash = t.ownHash; // a followed copy was reorged out: ours again
       if (Date.now() - t.lastSentAt >= network.rebroadcastIntervalMs) {
         t.lastSentAt = Date.now();
-        // Same bytes, no re-sign: refusals (underpriced, already known) change nothing here.
-        await sendRaw(rpc, t.ownHex).catch(() => undefined);
+        resend.push(t.ownHex);
       }
       repeatLatest(t);
       return;

@@ -122,6 +122,12 @@ describe('build', () => {
     expect(noGas.details).toMatchObject({ stage: 'balance', balance_wei: '0' });
   });
 
+  it('refuses a fulfiller that is not an EVM address', async () => {
+    const intent = intentFor(network, 'USDC', { requestor, fulfiller: null, amount: 5n });
+    const e = await expectAppError(evmAdapter.build(network, rpc, intent, '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'), 'request.invalid_param');
+    expect(e.param).toBe('fulfiller');
+  });
+
   it('refuses a token address without contract code', async () => {
     const bogus = baseSepolia([anvil.url], '0x000000000000000000000000000000000000bEEF');
     const intent = intentFor(bogus, 'USDC', { requestor, fulfiller: payer.address, amount: 5n });
