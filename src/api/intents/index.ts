@@ -10,6 +10,7 @@ import { refundIntent } from '../../intents/refund-intent';
 import { submitTransaction } from '../../intents/submit-transaction';
 import { updateIntent } from '../../intents/update-intent';
 import type { ApiDeps } from '../deps';
+import { parseLimit } from '../webhooks/index';
 import {
   BuildBody, BuildResponse, CreateIntentBody, IdParams, IntentResponse, ListIntentsQuery, ListIntentsResponse,
   SubmitBody, SubmitResponse, UpdateIntentBody,
@@ -39,7 +40,7 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
       '/v1/intents',
       ({ headers, query }) =>
         listIntents(s, d.authenticate(headers.authorization), {
-          limit: query.limit ?? 20,
+          limit: parseLimit(query.limit),
           startingAfter: query.starting_after,
           state: query.state,
           reference: query.reference,

@@ -4,6 +4,16 @@ import { t } from 'elysia';
 import { EVENT_TYPES, INTENT_STATES } from '../../domain/intent';
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
+
+/**
+ * t.UnionEnum for REQUEST schemas: Elysia's UnionEnum carries `default: values[0]` and Elysia fills
+ * defaults into missing fields, so a missing targetState became "confirmed", a missing
+ * failureReason "insufficient_balance" and a missing list `state` filter "created". Drop it.
+ */
+function InputEnum<const T extends readonly [string, ...string[]]>(values: T, options: { description?: string } = {}) {
+  const { default: _unused, ...schema } = t.UnionEnum(values, options);
+  return schema as unknown as ReturnType<typeof t.UnionEnum<T>>;
+}
 const Iso = t.String({ format: 'date-time' });
 
 export const PaymentIntent = t.Object(
@@ -71,9 +81,10 @@ export const UpdateIntentBody = t.Object({
 });
 
 export const ListIntentsQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  // Parsed by hand (parseLimit) so that 0, 101 and "abc" all answer 400 with param limit.
+  limit: t.Optional(t.String({ description: 'Integer from 1 to 100, default 20', examples: ['20'] })),
   starting_after: t.Optional(t.String()),
-  state: t.Optional(t.UnionEnum([...INTENT_STATES])),
+  state: t.Optional(InputEnum(INTENT_STATES)),
   reference: t.Optional(t.String()),
 });
 
@@ -89,8 +100,8 @@ export const SubmitBody = t.Object({
 export const SubmitResponse = t.Object({ intent: PaymentIntent, txSignature: t.String() });
 
 export const SimulateBody = t.Object({
-  targetState: t.UnionEnum(['confirmed', 'finalized', 'failed', 'expired', 'dropped']),
-  failureReason: t.Optional(t.UnionEnum(['insufficient_balance', 'revert', 'slippage'])),
+  targetState: InputEnum(['confirmed', 'finalized', 'failed', 'expired', 'dropped']),
+  failureReason: t.Optional(InputEnum(['insufficient_balance', 'revert', 'slippage'], { description: 'Default revert' })),
 });
 
 export const IdParams = t.Object({ id: t.String() });
