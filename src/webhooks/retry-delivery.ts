@@ -29,7 +29,7 @@ export function retryDelivery(db: Db, input: RetryDeliveryInput, deps: { now?: (
       const endpoint = getEndpoint(db, input.accountId, input.mode);
       // No endpoint = no URL and no secret to sign with: refuse rather than queue a dead row.
       if (!endpoint)
-        throw new AppError('webhook.invalid_endpoint', `No ${input.mode} webhook endpoint is set; set one before retrying`, {
+        throw new AppError('webhook.no_endpoint', `No ${input.mode} webhook endpoint is set; set one before retrying`, {
           details: { delivery_id: input.deliveryId, reason: 'no_endpoint' },
         });
       db.sqlite

@@ -65,6 +65,8 @@ describe('dispatcher', () => {
     expect(row).toMatchObject({ status: 'delivered', attemptCount: 1, responseStatus: 200, lastError: null, failedAt: null, leaseUntil: null });
     expect(row.deliveredAt).toBeGreaterThan(0);
     expect(row.lastAttemptedAt).toBe(row.deliveredAt);
+    // The dispatcher relaxes fsync for its own commits only: transitions stay synchronous=FULL.
+    expect(db.sqlite.query('PRAGMA synchronous').get()).toEqual({ synchronous: 2 });
   });
 
   it('retries on the configured schedule and sets failedAt after the last attempt (length + 1 attempts)', async () => {

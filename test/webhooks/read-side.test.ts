@@ -112,7 +112,7 @@ describe('retryDelivery', () => {
   it('refuses with webhook.invalid_endpoint when the mode no longer has an endpoint', () => {
     const ev = emit(db, { accountId: a, mode: 'test' });
     db.sqlite.query('DELETE FROM webhook_endpoints WHERE account_id = ? AND mode = ?').run(a, 'test');
-    expect(code(() => retryDelivery(db, { accountId: a, mode: 'test', deliveryId: ev.deliveryId }))).toBe('webhook.invalid_endpoint');
+    expect(code(() => retryDelivery(db, { accountId: a, mode: 'test', deliveryId: ev.deliveryId }))).toBe('webhook.no_endpoint');
     expect(listDeliveries(db, { accountId: a, mode: 'test', limit: 20 })).toHaveLength(1);
   });
 });
