@@ -45,11 +45,12 @@ export function createClaimer(sqlite: Db['sqlite']): Claimer {
         AND url NOT IN (SELECT value FROM json_each(?2))
       ORDER BY next_attempt_at LIMIT ?3`,
   );
+  // By primary key (+status keeps SQLite off the status index, which would scan every pending row).
   // The due/lease guard is repeated: a row another process leased meanwhile is simply not returned.
   const lease = sqlite.prepare<ClaimedDelivery, [number, string, number]>(
     `UPDATE webhook_deliveries SET lease_until = ?1
       WHERE seq IN (SELECT value FROM json_each(?2))
-        AND status = 'pending' AND (lease_until IS NULL OR lease_until < ?3)
+        AND +status = 'pending' AND (lease_until IS NULL OR lease_until < ?3)
       RETURNING seq, id, event_id AS eventId, account_id AS accountId, mode, url,
                 attempt_count AS attemptCount, created_at AS createdAt, lease_until AS leaseUntil`,
   );
