@@ -155,10 +155,17 @@ if (process.argv.includes('--write')) {
 
 \`bun bench/webhooks/run.ts --n ${N} --write\` on ${new Date().toISOString().slice(0, 10)}: Bun ${Bun.version}, nproc ${cpus().length}, ${cpu}, load average before the run ${loadBefore}.
 Receivers run in a separate process on loopback and answer 200 at once; the body is a ~1 KiB
-envelope. Dispatcher runs use a real SQLite file (WAL, synchronous=FULL) and every delivery is
+envelope. Dispatcher runs use a real SQLite file (WAL; the dispatcher's own commits at synchronous=NORMAL,
+transitions stay FULL) and every delivery is
 claimed, signed (both headers), POSTed and recorded. Latency: per HTTP request for the drain runs
 (timed around fetch, inside the dispatcher for its rows); for the steady run, commit of the
 outbox row → the row recorded delivered (includes wake, claim, send and the batched record).
+The plain loop to 200 endpoints round-robins over the 200 origins, one request each in turn
+(Bun keeps at most 64 idle keep-alive sockets); the dispatcher takes the oldest due rows, at
+most 8 in flight per endpoint. perEndpoint 8 (the default) caps one receiver at 8 concurrent
+requests by design: that is the fairness bound, not a throughput limit of the dispatcher.
+The machine was shared with other work during the run (see the load average): compare rows
+of one run with each other, not with other runs.
 
 ${table}
 `;
