@@ -6,6 +6,7 @@ import { AppError, invalidParam } from '../domain/errors';
 import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { parseAmount } from '../domain/money';
+import { FRESH_LIFECYCLE } from './fresh-intent';
 import { resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
 import type { Services } from './services';
 import { checkMetadata, checkReference, checkTtl } from './validate-intent-fields';
@@ -47,14 +48,19 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
+function hashRequest(body: Record<string, unknown>): string {
+  const { idempotencyKey: _ignored, ...hashed } = body;
+  return createHash('sha256').update(canonical(hashed)).digest('hex');
+}
+
 const ALLOWED = new Set(['chain', 'token', 'amount', 'requestor', 'reference', 'ttlSeconds', 'metadata', 'fulfiller', 'direction', 'idempotencyKey']);
 
 export async function createIntent(s: Services, input: CreateIntentInput): Promise<CreateIntentResult> {
   const { caller, body } = input;
   for (const k of Object.keys(body)) if (!ALLOWED.has(k)) throw invalidParam(k, `Unknown parameter ${k}.`);
   const key = resolveIdempotencyKey(input.idempotencyKeyHeader, body);
-  const { idempotencyKey: _ignored, ...hashed } = body;
-  const requestHash = createHash('sha256').update(canonical(hashed)).digest('hex');
+  // The request hash only matters for idempotent requests: skip canonical JSON + SHA-256 otherwise.
+  const requestHash = key === null ? '' : hashRequest(body);
   const slot = key === null ? null : `${caller.accountId}:${caller.mode}:${key}`;
 
   if (key !== null) {
@@ -117,19 +123,8 @@ export async function createIntent(s: Services, input: CreateIntentInput): Promi
         expiresAt: tx.now + ttlSeconds * 1000,
         createdAt: tx.now,
         updatedAt: tx.now,
-        retryRequired: false,
-        pendingAtExpiry: false,
-        txSignature: null,
-        detectedAt: null,
-        ataRentLamports: null,
-        confirmedAt: null,
-        finalizedAt: null,
-        failureReason: null,
-        refundedBy: null,
         refundOf: null,
-        buildData: null,
-        signedTransaction: null,
-        watchData: null,
+        ...FRESH_LIFECYCLE,
       });
       const result: CreateIntentResult = { status: 201, body: { intent: toWire(intent) }, replayed: false };
       if (key !== null) {

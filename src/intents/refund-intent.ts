@@ -6,6 +6,7 @@ import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { invalidState } from '../actors/runtime';
 import type { StoredIntent } from '../store/intents';
+import { FRESH_LIFECYCLE } from './fresh-intent';
 import { ownedBy } from './load-intent';
 import type { Services } from './services';
 
@@ -54,19 +55,8 @@ export async function refundIntent(s: Services, caller: Caller, id: string): Pro
       expiresAt: tx.now + ttlSeconds * 1000,
       createdAt: tx.now,
       updatedAt: tx.now,
-      retryRequired: false,
-      pendingAtExpiry: false,
-      txSignature: null,
-      detectedAt: null,
-      ataRentLamports: null,
-      confirmedAt: null,
-      finalizedAt: null,
-      failureReason: null,
-      refundedBy: null,
       refundOf: cur.id,
-      buildData: null,
-      signedTransaction: null,
-      watchData: null,
+      ...FRESH_LIFECYCLE,
     });
     tx.patch(cur, { refundedBy: created.id });
     return created;

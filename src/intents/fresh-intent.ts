@@ -1,0 +1,17 @@
+// The lifecycle fields of an intent that was just created (by create or by refund): nothing
+// has happened to it yet. One place, so a new column cannot be forgotten by one of them.
+
+export const FRESH_LIFECYCLE = {
+  retryRequired: false,
+  pendingAtExpiry: false,
+  txSignature: null,
+  detectedAt: null,
+  ataRentLamports: null,
+  confirmedAt: null,
+  finalizedAt: null,
+  failureReason: null,
+  refundedBy: null,
+  buildData: null,
+  signedTransaction: null,
+  watchData: null,
+} as const;
