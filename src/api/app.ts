@@ -58,18 +58,6 @@ export function createApp(d: ApiDeps) {
         return errorResponse(new AppError('request.too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`), id);
       }
     })
-    // A chunked body declares no size: read it here, bounded, instead of trusting the stream.
-    .onParse(async ({ request }) => {
-      if (request.headers.has('content-length') || request.method === 'GET') return;
-      const text = await request.text();
-      if (text.length > MAX_BODY_BYTES) throw new AppError('request.too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
-      if (text === '') return {};
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new AppError('request.malformed_json', 'The request body is not valid JSON.');
-      }
-    })
     .onError(({ code, error, request }) => {
       const id = idOf(request);
       if (error instanceof AppError) {
