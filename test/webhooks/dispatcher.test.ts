@@ -225,7 +225,7 @@ describe('dispatcher', () => {
   });
 
   it('a slow receiver only occupies its own slots: other accounts are delivered meanwhile', async () => {
-    const { db, rx: fast, config, dispatcher } = world({ concurrency: 4, perEndpointConcurrency: 2 });
+    const { db, rx: fast, config, dispatcher } = world({ concurrency: 4, perEndpointConcurrency: 2, timeoutMs: 30_000 });
     const slow = receiver();
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
