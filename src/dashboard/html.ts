@@ -1,0 +1,88 @@
+// HTML for the dashboard: one escaping tagged template and the page layout. Every value that
+// reaches a page goes through `html` (escaped unless it is itself a Safe fragment), so an intent's
+// reference or metadata can never become markup.
+
+export class Safe {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+
+export function escapeHtml(v: unknown): string {
+  return String(v).replace(/[&<>"'`]/g, (c) => ESCAPES[c]!);
+}
+
+function render(v: unknown): string {
+  if (v === null || v === undefined || v === false) return '';
+  if (v instanceof Safe) return v.value;
+  if (Array.isArray(v)) return v.map(render).join('');
+  return escapeHtml(v);
+}
+
+/** Tagged template: interpolations are escaped; Safe values and arrays of them are kept. */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Safe {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
+  return new Safe(out);
+}
+
+/** A URL path segment or query value, then escaped by the template as an attribute. */
+export const enc = encodeURIComponent;
+
+export const fmtTime = (ms: number | null | undefined): string => (ms === null || ms === undefined ? '—' : new Date(ms).toISOString());
+
+export interface PageOpts {
+  title: string;
+  body: Safe;
+  /** Logged in: shows the navigation and the logout form. */
+  csrf?: string;
+  nonce: string;
+  active?: 'accounts' | 'intents' | 'deliveries';
+}
+
+const CSS = `
+*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1c2330;background:#f5f6f8}
+header{background:#1c2330;color:#fff;display:flex;align-items:center;gap:18px;padding:10px 20px}
+header b{font-size:16px;margin-right:10px}header a{color:#c9d3e3;text-decoration:none}header a.on{color:#fff;font-weight:600}
+header form{margin-left:auto}main{padding:20px;max-width:1200px;margin:0 auto}
+h1{font-size:20px;margin:0 0 14px}h2{font-size:16px;margin:22px 0 8px}
+table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde1e7}
+th,td{text-align:left;padding:6px 9px;border-bottom:1px solid #eceff3;vertical-align:top}th{background:#f0f2f5;font-weight:600}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px;word-break:break-all}
+a{color:#1f5fbf}.muted{color:#6b7585}.card{background:#fff;border:1px solid #dde1e7;padding:12px 14px;margin-bottom:12px}
+.flash{padding:9px 12px;margin-bottom:14px;border:1px solid #9bd3a6;background:#e9f7ec}
+.error{padding:9px 12px;margin-bottom:14px;border:1px solid #e3a3a3;background:#fbeaea}
+.secret{padding:9px 12px;margin:8px 0;border:1px solid #e6cf7c;background:#fff8dc}
+button,input[type=submit]{font:inherit;padding:4px 10px;border:1px solid #8c96a5;background:#fff;border-radius:3px;cursor:pointer}
+button.danger{border-color:#c44;color:#a22}input[type=text],input[type=password],input[type=url],select{font:inherit;padding:4px 6px;border:1px solid #aab2be;border-radius:3px}
+form.inline{display:inline}.state{display:inline-block;padding:1px 7px;border-radius:9px;background:#e6e9ee;font-size:12px}
+.state.finalized,.state.confirmed{background:#dbf1df}.state.failed,.state.expired,.state.cancelled{background:#f6dede}.state.pending,.state.dropped{background:#fbefd0}
+dl{display:grid;grid-template-columns:180px 1fr;gap:3px 12px;margin:0}dt{color:#6b7585}dd{margin:0}
+.row{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}.row>*{flex:1 1 420px}
+tr.lit td{background:#fff6d6}svg text{font-family:system-ui,sans-serif}
+`;
+
+// Forms with data-confirm ask before submitting (revoke, rotate). Everything works without it.
+const JS = `document.addEventListener('submit',function(e){var m=e.target.getAttribute('data-confirm');if(m&&!confirm(m))e.preventDefault();});`;
+
+export function page(o: PageOpts): string {
+  const nav = (key: PageOpts['active'], href: string, label: string) => html`<a href="${href}" class="${o.active === key ? 'on' : ''}">${label}</a>`;
+  const header = o.csrf
+    ? html`<header><b>PayForge</b>${nav('accounts', '/dashboard', 'Accounts')}${nav('intents', '/dashboard/intents', 'Intents')}${nav(
+        'deliveries',
+        '/dashboard/deliveries',
+        'Webhook deliveries',
+      )}<form method="post" action="/dashboard/logout">${csrfField(o.csrf)}<button>Log out</button></form></header>`
+    : html`<header><b>PayForge</b></header>`;
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${o.title} · PayForge</title><style>${new Safe(CSS)}</style></head>
+<body>${header}<main>${o.body}</main><script nonce="${o.nonce}">${new Safe(JS)}</script></body></html>`.value;
+}
+
+export function csrfField(token: string): Safe {
+  return html`<input type="hidden" name="csrf" value="${token}">`;
+}

@@ -1,0 +1,304 @@
+// /dashboard: the operator's web page (contract section 9). Server-rendered HTML, no build step,
+// no external resources. Login with the admin token sets a signed session cookie (HttpOnly,
+// SameSite=Strict; the token itself is never stored in it); every POST checks that session, a
+// CSRF token tied to it, and that the request comes from this origin. Without an admin token the
+// whole dashboard answers 404: it is never open.
+import { randomBytes } from 'node:crypto';
+import type { Elysia } from 'elysia';
+import type { ApiDeps } from '../api/deps';
+import { HTTP_STATUS } from '../api/errors';
+import { AppError } from '../domain/errors';
+import { INTENT_STATES, type IntentState, type Mode } from '../domain/intent';
+import { getAccount, listAccounts } from '../store/accounts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys';
+import { getEndpoint } from '../webhooks/endpoints';
+import { retryDelivery } from '../webhooks/retry-delivery';
+import { rotateSecret } from '../webhooks/rotate-secret';
+import { setEndpoint } from '../webhooks/set-endpoint';
+import { html, page, type PageOpts, type Safe } from './html';
+import { accountBody, accountsBody, deliveriesBody, errorBox, intentBody, intentsBody, loginBody, type AccountView } from './pages';
+import { deliveryOwner, endpointsOf, intentCounts, intentTimeline, keyOwner, listAllDeliveries, listIntents } from './queries';
+import { COOKIE_NAME, createSessions, readCookie, sessionCookie, SESSION_TTL_MS, type Session } from './session';
+
+export const DISABLED_MESSAGE = 'disabled: set PAYFORGE_ADMIN_TOKEN';
+
+const ID_RE = /^[A-Za-z0-9_]{1,80}$/;
+const isMode = (m: unknown): m is Mode => m === 'test' || m === 'live';
+
+interface Ctx {
+  request: Request;
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  body: unknown;
+  set: { headers: Record<string, string | number | string[] | undefined> };
+}
+
+/** A form field as a string ('' when missing or not a string). */
+function field(body: unknown, name: string): string {
+  if (!body || typeof body !== 'object') return '';
+  const v = (body as Record<string, unknown>)[name];
+  return typeof v === 'string' ? v : '';
+}
+
+function securityHeaders(nonce: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+}
+
+function htmlResponse(status: number, o: Omit<PageOpts, 'nonce'>, extra: Record<string, string> = {}): Response {
+  const nonce = randomBytes(16).toString('base64');
+  return new Response(page({ ...o, nonce }), { status, headers: { ...securityHeaders(nonce), ...extra } });
+}
+
+function redirect(location: string, extra: Record<string, string> = {}): Response {
+  return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...extra } });
+}
+
+const disabled = () =>
+  new Response(DISABLED_MESSAGE, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+
+/** Same-origin check for POSTs: browsers send Origin (and Sec-Fetch-Site) on form posts. */
+function sameOrigin(request: Request): boolean {
+  const site = request.headers.get('sec-fetch-site');
+  if (site && site !== 'same-origin' && site !== 'none') return false;
+  const origin = request.headers.get('origin');
+  if (origin === null) return true; // non-browser clients; the CSRF token still has to match
+  if (origin === 'null') return false;
+  const host = request.headers.get('host') ?? new URL(request.url).host;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+function isHttps(request: Request): boolean {
+  return new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto') === 'https';
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
+  const token = d.services.config.adminToken;
+  const sessions = token ? createSessions(token) : null;
+  // Failed logins: a small global window so the token cannot be guessed at wire speed.
+  const failures: number[] = [];
+  const MAX_FAILURES = 10;
+  const FAILURE_WINDOW_MS = 60_000;
+
+  const sessionOf = (request: Request): Session | null => sessions?.verify(readCookie(request.headers.get('cookie'), COOKIE_NAME)) ?? null;
+
+  /** Render any thrown error as a page: AppErrors by their message, anything else as a bare 500. */
+  function failure(e: unknown, ctx: Ctx, session: Session | null): Response {
+    if (e instanceof AppError) {
+      return htmlResponse(HTTP_STATUS[e.code] ?? 400, { title: 'Error', csrf: session?.csrf, body: html`<h1>Error</h1>${errorBox(e.message)}` });
+    }
+    const rid = String(ctx.set.headers['x-request-id'] ?? '');
+    d.log('error', 'dashboard error', { request_id: rid, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+    return htmlResponse(500, { title: 'Error', csrf: session?.csrf, body: html`<h1>Something went wrong</h1>${errorBox(`Internal error; request id ${rid}.`)}` });
+  }
+
+  /** A page for a logged-in operator; otherwise the login page (GET /dashboard) or a redirect to it. */
+  const view =
+    (fn: (ctx: Ctx, s: Session) => Response | Promise<Response>, loginHere = false) =>
+    async (ctx: Ctx): Promise<Response> => {
+      if (!sessions) return disabled();
+      const s = sessionOf(ctx.request);
+      if (!s) return loginHere ? htmlResponse(200, { title: 'Log in', body: loginBody(null) }) : redirect('/dashboard');
+      try {
+        return await fn(ctx, s);
+      } catch (e) {
+        return failure(e, ctx, s);
+      }
+    };
+
+  /** A state-changing POST: session, same origin and the session's CSRF token, all required. */
+  const action =
+    (fn: (ctx: Ctx, s: Session) => Response | Promise<Response>) =>
+    async (ctx: Ctx): Promise<Response> => {
+      if (!sessions) return disabled();
+      const s = sessionOf(ctx.request);
+      if (!s) return htmlResponse(401, { title: 'Log in', body: loginBody('Your session has ended; log in again.') });
+      if (!sameOrigin(ctx.request) || !sessions.checkCsrf(s, field(ctx.body, 'csrf'))) {
+        return htmlResponse(403, { title: 'Refused', csrf: s.csrf, body: html`<h1>Refused</h1>${errorBox('The form was not sent from this dashboard (CSRF check failed). Reload the page and try again.')}` });
+      }
+      try {
+        return await fn(ctx, s);
+      } catch (e) {
+        return failure(e, ctx, s);
+      }
+    };
+
+  const notFound = (what: string, s: Session) => htmlResponse(404, { title: 'Not found', csrf: s.csrf, body: html`<h1>Not found</h1>${errorBox(`No ${what}.`)}` });
+
+  function accountPage(s: Session, accountId: string, status: number, extra: Partial<AccountView> = {}): Response {
+    const account = ID_RE.test(accountId) ? getAccount(d.db, accountId) : null;
+    if (!account) return notFound('such account', s);
+    const body = accountBody({
+      account,
+      keys: listApiKeys(d.db, account.id).sort((a, b) => b.createdAt - a.createdAt),
+      endpoints: endpointsOf(d.db, account.id),
+      csrf: s.csrf,
+      ...extra,
+    });
+    return htmlResponse(status, { title: account.name, csrf: s.csrf, active: 'accounts', body });
+  }
+
+  const hide = { detail: { hide: true } } as const;
+  const accountsView = (_ctx: Ctx, s: Session) =>
+    htmlResponse(200, { title: 'Accounts', csrf: s.csrf, active: 'accounts', body: accountsBody(listAccounts(d.db), intentCounts(d.db)) });
+
+  return app
+    .get('/dashboard', view(accountsView, true) as never, hide)
+    .post(
+      '/dashboard/login',
+      ((ctx: Ctx) => {
+        if (!sessions) return disabled();
+        if (!sameOrigin(ctx.request)) return htmlResponse(403, { title: 'Refused', body: loginBody('Cross-site login refused.') });
+        const now = Date.now();
+        while (failures.length && failures[0]! < now - FAILURE_WINDOW_MS) failures.shift();
+        if (failures.length >= MAX_FAILURES) {
+          return htmlResponse(429, { title: 'Log in', body: loginBody('Too many failed logins; wait a minute.') }, { 'retry-after': '60' });
+        }
+        if (!sessions.checkToken(field(ctx.body, 'token'))) {
+          failures.push(now);
+          d.log('warn', 'dashboard login refused', {});
+          return htmlResponse(401, { title: 'Log in', body: loginBody('Wrong admin token.') });
+        }
+        const { cookie } = sessions.issue();
+        return redirect('/dashboard', { 'set-cookie': sessionCookie(cookie, isHttps(ctx.request), SESSION_TTL_MS / 1000) });
+      }) as never,
+      hide,
+    )
+    .post(
+      '/dashboard/logout',
+      action((ctx) => redirect('/dashboard', { 'set-cookie': sessionCookie('', isHttps(ctx.request), 0) })) as never,
+      hide,
+    )
+    .get('/dashboard/accounts', view(accountsView) as never, hide)
+    .get('/dashboard/accounts/:id', view((ctx, s) => accountPage(s, ctx.params.id!, 200, { done: ctx.query.done })) as never, hide)
+    .post(
+      '/dashboard/accounts/:id/keys',
+      action((ctx, s) => {
+        const mode = field(ctx.body, 'mode');
+        if (!isMode(mode)) return accountPage(s, ctx.params.id!, 400, { error: 'mode must be test or live.' });
+        if (!ID_RE.test(ctx.params.id!) || !getAccount(d.db, ctx.params.id!)) return notFound('such account', s);
+        const created = createApiKey(d.db, { accountId: ctx.params.id!, mode });
+        return accountPage(s, ctx.params.id!, 200, { newKey: { key: created.key, mode } });
+      }) as never,
+      hide,
+    )
+    .post(
+      '/dashboard/accounts/:id/keys/:keyId/revoke',
+      action((ctx, s) => {
+        const { id, keyId } = ctx.params as { id: string; keyId: string };
+        if (!ID_RE.test(keyId) || keyOwner(d.db, keyId) !== id) return notFound('such key on this account', s);
+        revokeApiKey(d.db, keyId);
+        return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=revoked`);
+      }) as never,
+      hide,
+    )
+    .post(
+      '/dashboard/accounts/:id/webhooks/:mode',
+      action(async (ctx, s) => {
+        const { id, mode } = ctx.params as { id: string; mode: string };
+        if (!isMode(mode)) return notFound('such mode', s);
+        if (!ID_RE.test(id) || !getAccount(d.db, id)) return notFound('such account', s);
+        try {
+          await setEndpoint(d.db, d.services.config, { accountId: id, mode, url: field(ctx.body, 'url').trim() });
+        } catch (e) {
+          if (e instanceof AppError) return accountPage(s, id, HTTP_STATUS[e.code] ?? 400, { error: `${mode} endpoint: ${e.message}` });
+          throw e;
+        }
+        return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=endpoint`);
+      }) as never,
+      hide,
+    )
+    .post(
+      '/dashboard/accounts/:id/webhooks/:mode/reveal',
+      action((ctx, s) => {
+        const { id, mode } = ctx.params as { id: string; mode: string };
+        if (!isMode(mode)) return notFound('such mode', s);
+        if (!ID_RE.test(id) || !getAccount(d.db, id)) return notFound('such account', s);
+        const e = getEndpoint(d.db, id, mode);
+        if (!e) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set.` });
+        const previousUntil = e.previousSecret !== null && e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > Date.now() ? e.previousSecretExpiresAt : null;
+        return accountPage(s, id, 200, { revealed: { mode, secret: e.secret, previousUntil } });
+      }) as never,
+      hide,
+    )
+    .post(
+      '/dashboard/accounts/:id/webhooks/:mode/rotate',
+      action((ctx, s) => {
+        const { id, mode } = ctx.params as { id: string; mode: string };
+        if (!isMode(mode)) return notFound('such mode', s);
+        if (!ID_RE.test(id) || !getAccount(d.db, id)) return notFound('such account', s);
+        if (!getEndpoint(d.db, id, mode)) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set; set one first.` });
+        rotateSecret(d.db, d.services.config, { accountId: id, mode });
+        return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=rotated`);
+      }) as never,
+      hide,
+    )
+    .get(
+      '/dashboard/intents',
+      view((ctx, s) => {
+        const q = ctx.query;
+        const stateQ = INTENT_STATES.includes(q.state as IntentState) ? (q.state as IntentState) : undefined;
+        const accountId = q.account && ID_RE.test(q.account) ? q.account : undefined;
+        const mode = isMode(q.mode) ? q.mode : undefined;
+        const before = q.before && /^[0-9]{1,15}$/.test(q.before) ? Number(q.before) : undefined;
+        const f = { state: stateQ, accountId, mode, beforeSeq: before };
+        const { rows, hasMore } = listIntents(d.db, f);
+        return htmlResponse(200, { title: 'Intents', csrf: s.csrf, active: 'intents', body: intentsBody(rows, hasMore, f, listAccounts(d.db)) });
+      }) as never,
+      hide,
+    )
+    .get(
+      '/dashboard/intents/:id',
+      view((ctx, s) => {
+        const id = ctx.params.id!;
+        const intent = ID_RE.test(id) ? d.services.intents.get(id) : null;
+        if (!intent) return notFound('such intent', s);
+        return htmlResponse(200, { title: intent.id, csrf: s.csrf, active: 'intents', body: intentBody(intent, intentTimeline(d.db, intent.id)) });
+      }) as never,
+      hide,
+    )
+    .get(
+      '/dashboard/deliveries',
+      view((ctx, s) => deliveriesPage(ctx, s, 200)) as never,
+      hide,
+    )
+    .post(
+      '/dashboard/deliveries/:id/retry',
+      action((ctx, s) => {
+        const id = ctx.params.id!;
+        const owner = ID_RE.test(id) ? deliveryOwner(d.db, id) : null;
+        if (!owner) return notFound('such delivery', s);
+        try {
+          // The operator may replay any account's delivery: the pro-plan gate is the API's.
+          retryDelivery(d.db, { accountId: owner.accountId, mode: owner.mode, deliveryId: id });
+        } catch (e) {
+          if (e instanceof AppError) return deliveriesPage(ctx, s, HTTP_STATUS[e.code] ?? 400, e.message);
+          throw e;
+        }
+        d.wakeDispatcher();
+        return redirect('/dashboard/deliveries?done=retried');
+      }) as never,
+      hide,
+    );
+
+  function deliveriesPage(ctx: Ctx, s: Session, status: number, error: string | null = null): Response {
+    const q = ctx.query;
+    const st = q.status === 'pending' || q.status === 'delivered' || q.status === 'failed' ? q.status : undefined;
+    const accountId = q.account && ID_RE.test(q.account) ? q.account : undefined;
+    const before = q.before && /^[0-9]{1,15}$/.test(q.before) ? Number(q.before) : undefined;
+    const { rows, hasMore } = listAllDeliveries(d.db, { status: st, accountId, beforeSeq: before });
+    const body: Safe = deliveriesBody(rows, hasMore, { status: st, accountId }, s.csrf, q.done, error);
+    return htmlResponse(status, { title: 'Webhook deliveries', csrf: s.csrf, active: 'deliveries', body });
+  }
+}
