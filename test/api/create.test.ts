@@ -12,10 +12,12 @@ const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 
 let s: TestServer;
 let api: ApiClient;
+let apiKey: string;
 let live: ApiClient;
 beforeAll(async () => {
   s = await startTestServer();
   const a = s.account();
+  apiKey = a.key;
   api = s.api(a.key);
   live = s.api(s.key(a.accountId, 'live'));
 });
@@ -247,11 +249,37 @@ describe('request-level errors', () => {
   it('413 request.too_large for bodies over 1 MiB', async () => {
     const big = intentBody({ reference: 'x'.repeat(1024 * 1024 + 10) });
     expectError(await api.post('/v1/intents', big), 413, 'request.too_large');
+    // Chunked, with no Content-Length to check up front.
+    const chunk = new TextEncoder().encode('x'.repeat(400_000));
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"reference":"'));
+        for (let n = 0; n < 3; n++) c.enqueue(chunk);
+        c.enqueue(new TextEncoder().encode('"}'));
+        c.close();
+      },
+    });
+    const res = await fetch(`${s.url}/v1/intents`, {
+      method: 'POST', body: stream, duplex: 'half', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+    } as RequestInit);
+    const text = await res.text();
+    expectError({ status: res.status, headers: res.headers, body: JSON.parse(text) }, 413, 'request.too_large');
   });
 
   it('404 route.not_found', async () => {
     expectError(await api.get('/v1/nope'), 404, 'route.not_found');
     expectError(await api.req('DELETE', '/v1/intents'), 404, 'route.not_found');
+  });
+
+  it('/openapi.json describes the routes with their request enums; /healthz and /docs answer', async () => {
+    const doc = await api.get('/openapi.json');
+    expect(doc.status).toBe(200);
+    const sim = doc.body.paths['/v1/test/intents/{id}/simulate'].post;
+    const schema = JSON.stringify(sim.requestBody);
+    expect(schema).toContain('finalized');
+    expect(doc.body.paths['/v1/intents'].get.parameters.map((p: any) => p.name).sort()).toEqual(['limit', 'reference', 'starting_after', 'state']);
+    expect((await api.get('/healthz')).status).toBe(200);
+    expect((await api.get('/docs')).status).toBe(200);
   });
 
   it('X-Request-Id on every response, echoed when the client sends one', async () => {
