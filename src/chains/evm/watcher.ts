@@ -88,7 +88,9 @@ export function createEvmWatcher(
   async function tick(): Promise<void> {
     const items = [...tracked.values()];
     if (items.length === 0) return;
-    const senders = [...new Set(items.map((t) => t.from.toLowerCase()))];
+    // Nonces matter only while a transaction has no receipt (dropped or replaced?): once mined,
+    // asking for its sender's nonce every tick until finality is wasted RPC.
+    const senders = [...new Set(items.filter((t) => t.seenIn === null).map((t) => t.from.toLowerCase()))];
     const calls: RpcCall[] = [
       { method: 'eth_blockNumber', params: [] },
       { method: 'eth_getBlockByNumber', params: ['finalized', false] },
