@@ -65,6 +65,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       }
       return caller;
     },
+    checkKey: (header) => void authenticate(header, (h) => findActiveKeyByHash(db, h)),
     wakeDispatcher: () => dispatcher.wake(),
     ready: () => ready,
     metrics: () => renderMetrics({ db, runtime, committer, dispatcher, chainWatch, chains }),

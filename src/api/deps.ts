@@ -9,12 +9,14 @@ export interface ApiDeps {
   db: Db;
   /** Resolve and rate-limit the caller from the Authorization header (throws AppError). */
   authenticate(authorization: string | undefined | null): Caller;
+  /** Throw 401 unless the header carries a valid, unrevoked key (no rate limit). */
+  checkKey(authorization: string | undefined | null): void;
   /** Wake the webhook dispatcher after queuing a delivery. */
   wakeDispatcher(): void;
   /** True once the DB is open and live actors are rehydrated. */
   ready(): boolean;
   /** Prometheus text for /metrics. */
   metrics(): string;
-  /** The operator's dashboard routes, if mounted. */
+  /** Structured log line (stderr). */
   log(level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void;
 }
