@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../../src/domain/ids';
+import { FRESH_LIFECYCLE } from '../../src/intents/fresh-intent';
 import { openDb, type Db } from '../../src/store/db';
 import type { StoredIntent } from '../../src/store/intents';
 
@@ -55,19 +56,8 @@ export function storedIntent(over: Partial<StoredIntent> = {}): StoredIntent {
     expiresAt: now + 900_000,
     createdAt: now,
     updatedAt: now,
-    retryRequired: false,
-    pendingAtExpiry: false,
-    txSignature: null,
-    detectedAt: null,
-    ataRentLamports: null,
-    confirmedAt: null,
-    finalizedAt: null,
-    failureReason: null,
-    refundedBy: null,
     refundOf: null,
-    buildData: null,
-    signedTransaction: null,
-    watchData: null,
+    ...FRESH_LIFECYCLE,
     snapshot: '{"value":"created"}',
     machineVersion: 1,
     ...over,
