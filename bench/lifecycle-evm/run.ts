@@ -19,8 +19,19 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { startAnvil } from '../../test/support/evm/anvil';
 import { signBlob } from '../../test/support/evm/chain';
 import { deployToken, ownerClient, tokenAbi } from '../../test/support/evm/token';
-import { startTestServer, type ApiClient, type TestServer } from '../../test/support/server';
-import { callsTable, diffCalls, env, firstLine, isoNow, lagProbe, machine, pct, pool, startHooks, sum, until, writeResults, type Hooks } from '../lifecycle-solana/common';
+import type { ApiClient, TestServer } from '../../test/support/server';
+import { firstLine } from '../support/child';
+import { env } from '../support/env';
+import { finish } from '../support/finish';
+import { hardStop } from '../support/guard';
+import { startHooks } from '../support/hooks';
+import { buildSignSubmit, runPayForge, type PayForgePhase, type PayForgeResult } from '../support/payforge-phase';
+import { benchApi, startBenchServer } from '../support/payforge-server';
+import { summarize, warmThenMeasure, type PhaseResult } from '../support/phase';
+import { pool } from '../support/pool';
+import { isoNow, lifecycleReport } from '../support/report';
+import { diffCalls } from '../support/rpc-calls';
+import { until } from '../support/until';
 
 const N = env('BENCH_N', 200);
 const CONCURRENCY = env('BENCH_CONCURRENCY', 32);
@@ -33,11 +44,7 @@ const WRITE = process.argv.includes('--write');
 const CHAIN = 'eip155:84532';
 const REQUESTORS = 8;
 
-const hardStop = setTimeout(() => {
-  console.error(`bench/lifecycle-evm: still running after ${TIMEOUT_S + 30} s, giving up`);
-  process.exit(2);
-}, (TIMEOUT_S + 30) * 1000);
-hardStop.unref();
+hardStop('bench/lifecycle-evm', TIMEOUT_S);
 
 const anvil = await startAnvil('base', ['--block-time', String(BLOCK_TIME)]);
 const proxyProc = Bun.spawn([process.execPath, join(import.meta.dir, 'proxy-proc.ts'), JSON.stringify({ target: anvil.url, maxSeconds: TIMEOUT_S + 60 })], {
@@ -97,23 +104,6 @@ async function withPayer<T>(p: PrivateKeyAccount, fn: () => Promise<T>): Promise
 const amount = (i: number, offset: number) => 1_000_000n + BigInt(offset + i);
 const decimal = (u: bigint) => `${u / 1_000_000n}.${(u % 1_000_000n).toString().padStart(6, '0')}`;
 
-interface PhaseResult {
-  n: number;
-  ok: number;
-  seconds: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  max: number;
-  errors: string[];
-  calls: Record<string, number>;
-}
-
-function summarize(r: { results: (number | undefined)[]; errors: string[]; seconds: number }, calls: Record<string, number>): PhaseResult {
-  const lat = r.results.filter((x): x is number => x !== undefined);
-  return { n: r.results.length, ok: lat.length, seconds: r.seconds, perSecond: lat.length / r.seconds, p50: pct(lat, 50), p99: pct(lat, 99), max: Math.max(...lat), errors: r.errors, calls };
-}
-
 let rpcId = 0;
 async function rpcBatch(calls: Array<{ method: string; params: unknown[] }>): Promise<Array<{ result?: any; error?: { message: string } }>> {
   const res = await fetch(RPC_URL, {
@@ -159,111 +149,47 @@ async function runBaseline(n: number, offset: number): Promise<PhaseResult> {
 }
 
 // --- PayForge: create -> build -> sign -> submit -> intent.finalized webhook -----------------
-type PayForgeResult = PhaseResult & { hooks: Record<string, number>; recorded: { p50: number; p99: number }; stepP50: Record<string, number>; cpuShare: number; lagMs: { p50: number; p99: number; max: number } };
-
-async function runPayForge(api: ApiClient, hooks: Hooks, n: number, offset: number): Promise<PayForgeResult> {
-  const ids: string[] = new Array(n);
-  const steps = { create: [] as number[], build: [] as number[], sign: [] as number[], submit: [] as number[], watch: [] as number[] };
-  const hooksBefore = hooks.counts();
-  const before = await counters();
-  const cpu0 = process.cpuUsage();
-  const lag = lagProbe();
-  const r = await pool(n, CONCURRENCY, async (j) => {
-    const i = offset + j;
-    const t0 = performance.now();
-    const created = await api.post('/v1/intents', { chain: CHAIN, token: 'USDC', amount: decimal(amount(i, 0)), requestor: requestors[i % REQUESTORS]! });
-    if (created.status !== 201) throw new Error(`create ${created.status} ${JSON.stringify(created.body).slice(0, 200)}`);
-    const t1 = performance.now();
-    const id = (ids[j] = created.body.intent.id as string);
+// build -> submit holds the payer's lock (the pending nonce); build is timed inside it.
+const payforge = (api: ApiClient): PayForgePhase => ({
+  api,
+  hooks,
+  concurrency: CONCURRENCY,
+  counters,
+  intent: (i) => ({ chain: CHAIN, token: 'USDC', amount: decimal(amount(i, 0)), requestor: requestors[i % REQUESTORS]! }),
+  pay: (id, i) => {
     const payer = payers[i % PAYERS]!;
-    const finalized = hooks.finalized(id, 60_000);
-    finalized.catch(() => {}); // observed below; avoid an unhandled rejection if submit fails first
-    let t2 = 0;
-    let t3 = 0;
-    await withPayer(payer, async () => {
-      const tb = performance.now();
-      const built = await api.post(`/v1/intents/${id}/build`, { fulfiller: payer.address });
-      if (built.status !== 200) throw new Error(`build ${built.status} ${JSON.stringify(built.body).slice(0, 200)}`);
-      t2 = performance.now();
-      steps.build.push(t2 - tb);
-      const signed = await signBlob(payer, built.body.transaction.blob);
-      t3 = performance.now();
-      const sub = await api.post(`/v1/intents/${id}/submit`, { signedTransaction: signed });
-      if (sub.status !== 200) throw new Error(`submit ${sub.status} ${JSON.stringify(sub.body).slice(0, 200)}`);
-    });
-    const t4 = performance.now();
-    const t5 = await finalized;
-    steps.create.push(t1 - t0);
-    steps.sign.push(t3 - t2);
-    steps.submit.push(t4 - t3);
-    steps.watch.push(t5 - t4);
-    return t5 - t0;
-  });
-  const lagMs = lag.stop();
-  const cpu = process.cpuUsage(cpu0);
-  const cpuShare = (cpu.user + cpu.system) / 1e6 / r.seconds;
-  const calls = diffCalls(await counters(), before);
-  const recorded: number[] = [];
-  for (const id of ids.filter(Boolean)) {
-    const it = (await api.get(`/v1/intents/${id}`)).body.intent;
-    if (it?.finalizedAt && it?.createdAt) recorded.push(Date.parse(it.finalizedAt) - Date.parse(it.createdAt));
-  }
-  const stepP50 = Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, pct(v, 50)]));
-  return { ...summarize(r, calls), hooks: diffCalls(hooks.counts(), hooksBefore), recorded: { p50: pct(recorded, 50), p99: pct(recorded, 99) }, stepP50, cpuShare, lagMs };
-}
+    return withPayer(payer, () => buildSignSubmit(api, id, payer.address, (blob) => signBlob(payer, blob)));
+  },
+});
 
 const WARMUP = Math.min(N, CONCURRENCY);
 let base: PhaseResult;
 let pf: PayForgeResult;
 try {
   // A warm-up pass of each path first (JIT, connections), not counted.
-  await runBaseline(WARMUP, 0);
-  base = await runBaseline(N, WARMUP);
-  server = await startTestServer({
-    networks: { [CHAIN]: { rpc: [RPC_URL], pollIntervalMs: POLL_MS, rebroadcastIntervalMs: REBROADCAST_MS, tokens: { USDC: { address: usdc, decimals: 6 } } } },
-    webhooks: { allowPrivateUrls: true },
-    rateLimit: { perSecond: 1_000_000_000, burst: 1_000_000_000 },
-  });
-  const { key, accountId } = server.account({ plan: 'pro' });
-  await server.setEndpoint(accountId, 'test', hooks.url);
-  const api = server.api(key);
-  await runPayForge(api, hooks, WARMUP, 0);
-  pf = await runPayForge(api, hooks, N, WARMUP);
+  base = await warmThenMeasure(runBaseline, WARMUP, N);
+  server = await startBenchServer({ [CHAIN]: { rpc: [RPC_URL], pollIntervalMs: POLL_MS, rebroadcastIntervalMs: REBROADCAST_MS, tokens: { USDC: { address: usdc, decimals: 6 } } } });
+  const phase = payforge(await benchApi(server, hooks.url));
+  pf = await warmThenMeasure((n, offset) => runPayForge(phase, n, offset), WARMUP, N);
 } finally {
   await cleanup();
 }
 
-const ms = (x: number) => x.toFixed(0);
 const ratio = pf.perSecond / base.perSecond;
 const date = isoNow();
-const md = [
-  `Run ${date} · ${machine()}`,
-  `anvil (npm @foundry-rs/anvil-linux-amd64) --chain-id 84532 --slots-in-an-epoch 1 --block-time ${BLOCK_TIME} (finalized tag = head - 2), the solc-compiled test ERC-20; ` +
+const md = lifecycleReport({
+  date,
+  setup:
+    `anvil (npm @foundry-rs/anvil-linux-amd64) --chain-id 84532 --slots-in-an-epoch 1 --block-time ${BLOCK_TIME} (finalized tag = head - 2), the solc-compiled test ERC-20; ` +
     `both paths through a counting proxy in its own process. N = ${N} after a warm-up of ${WARMUP} per path, ${CONCURRENCY} in flight, ${PAYERS} distinct funded payers ` +
     `(build/send serialized per payer: the pending nonce), ${REQUESTORS} requestors. PayForge watcher poll ${POLL_MS} ms, rebroadcast ${REBROADCAST_MS} ms; ` +
     `the baseline polls receipt + finalized block every ${POLL_MS} ms per transfer.`,
-  '',
-  '| path | done | intents/s | p50 ms | p99 ms | max ms | RPC calls / intent | errors |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|',
-  `| anvil send-and-confirm (baseline): viem walletClient.sendTransaction, poll to finalized | ${base.ok}/${base.n} | ${base.perSecond.toFixed(1)} | ${ms(base.p50)} | ${ms(base.p99)} | ${ms(base.max)} | ${(sum(base.calls) / base.n).toFixed(2)} | ${base.errors.length} |`,
-  `| PayForge create -> build -> sign -> submit -> intent.finalized webhook | ${pf.ok}/${pf.n} | ${pf.perSecond.toFixed(1)} | ${ms(pf.p50)} | ${ms(pf.p99)} | ${ms(pf.max)} | ${(sum(pf.calls) / pf.n).toFixed(2)} | ${pf.errors.length} |`,
-  '',
-  `PayForge / baseline: **${(ratio * 100).toFixed(1)} %** (intents/s). ` +
-    `PayForge process (server, driver, receiver) during the run: ${(pf.cpuShare * 100).toFixed(0)} % of one core, event-loop lag p50 ${ms(pf.lagMs.p50)} ms, p99 ${ms(pf.lagMs.p99)} ms. ` +
-    `PayForge steps, p50 ms: create ${ms(pf.stepP50.create!)}, build ${ms(pf.stepP50.build!)}, sign ${ms(pf.stepP50.sign!)}, submit ${ms(pf.stepP50.submit!)}, submit answered -> intent.finalized webhook ${ms(pf.stepP50.watch!)}. ` +
-    `PayForge's own createdAt -> finalizedAt: p50 ${ms(pf.recorded.p50)} ms, p99 ${ms(pf.recorded.p99)} ms. ` +
-    `Webhooks received: ${Object.entries(pf.hooks).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
-  '',
-  ...callsTable(pf.n, pf.calls, base.calls, base.n),
-].join('\n');
+  baseline: 'anvil send-and-confirm (baseline): viem walletClient.sendTransaction, poll to finalized',
+  base,
+  pf,
+});
 
 console.log(md);
 console.log(`\nBENCH_RESULT ${JSON.stringify({ date, n: N, concurrency: CONCURRENCY, payers: PAYERS, blockTime: BLOCK_TIME, pollMs: POLL_MS, baseline: { ...base, errors: base.errors.length }, payforge: { ...pf, errors: pf.errors.length }, ratio })}`);
 
-const failures = [...base.errors.map((e) => `baseline ${e}`), ...pf.errors.map((e) => `PayForge ${e}`)];
-if (WRITE && failures.length === 0) console.log(`\nwritten to ${writeResults('lifecycle-evm', md)}`);
-if (failures.length > 0) {
-  console.error(failures.slice(0, 20).join('\n'));
-  process.exit(1);
-}
-process.exit(0);
+finish('lifecycle-evm', md, base, pf, WRITE);

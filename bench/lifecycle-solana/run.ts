@@ -33,8 +33,19 @@ import { COMPUTE_UNIT_PRICE_MICRO_LAMPORTS, COMPUTE_UNITS_TRANSFER } from '../..
 import { join } from 'node:path';
 import { DEVNET_CHAIN, DEVNET_USDC_MINT } from '../../test/support/solana/local-solana';
 import { signMessageBlob } from '../../test/support/solana/wallet';
-import { startTestServer, type ApiClient, type TestServer } from '../../test/support/server';
-import { callsTable, diffCalls, env, firstLine, isoNow, machine, pct, pool, startHooks, sum, until, writeResults, lagProbe, type Hooks } from './common';
+import type { ApiClient, TestServer } from '../../test/support/server';
+import { firstLine } from '../support/child';
+import { env } from '../support/env';
+import { finish } from '../support/finish';
+import { hardStop } from '../support/guard';
+import { startHooks, type Hooks } from '../support/hooks';
+import { buildSignSubmit, runPayForge, type PayForgePhase, type PayForgeResult } from '../support/payforge-phase';
+import { benchApi, startBenchServer } from '../support/payforge-server';
+import { summarize, warmThenMeasure, type PhaseResult } from '../support/phase';
+import { pool } from '../support/pool';
+import { isoNow, lifecycleReport } from '../support/report';
+import { diffCalls } from '../support/rpc-calls';
+import { until } from '../support/until';
 
 const N = env('BENCH_N', 200);
 const CONCURRENCY = env('BENCH_CONCURRENCY', 32);
@@ -47,12 +58,7 @@ const TIMEOUT_S = env('BENCH_TIMEOUT_S', 90);
 const WRITE = process.argv.includes('--write');
 const DECIMALS = 6;
 
-// Everything stops by itself: a hard guard in case something hangs past the budget.
-const hardStop = setTimeout(() => {
-  console.error(`bench/lifecycle-solana: still running after ${TIMEOUT_S + 30} s, giving up`);
-  process.exit(2);
-}, (TIMEOUT_S + 30) * 1000);
-hardStop.unref();
+hardStop('bench/lifecycle-solana', TIMEOUT_S);
 
 // The chain runs in its own process (chain-proc.ts): LiteSVM's slot clock and RPC server must not
 // share the event loop of PayForge and of this driver.
@@ -93,23 +99,6 @@ async function rpc<T>(method: string, params: unknown[]): Promise<T> {
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
-}
-
-interface PhaseResult {
-  n: number;
-  ok: number;
-  seconds: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  max: number;
-  errors: string[];
-  calls: Record<string, number>;
-}
-
-function summarize(r: { results: (number | undefined)[]; errors: string[]; seconds: number }, calls: Record<string, number>): PhaseResult {
-  const lat = r.results.filter((x): x is number => x !== undefined);
-  return { n: r.results.length, ok: lat.length, seconds: r.seconds, perSecond: lat.length / r.seconds, p50: pct(lat, 50), p99: pct(lat, 99), max: Math.max(...lat), errors: r.errors, calls };
 }
 
 // --- baseline: the local runtime's own send-and-confirm --------------------------------------
@@ -161,55 +150,17 @@ async function runBaseline(n: number, offset: number): Promise<PhaseResult> {
 }
 
 // --- PayForge: create -> build -> sign -> submit -> intent.finalized webhook -----------------
-type PayForgeResult = PhaseResult & { hooks: Record<string, number>; recorded: { p50: number; p99: number }; stepP50: Record<string, number>; cpuShare: number; lagMs: { p50: number; p99: number; max: number } };
-
-async function runPayForge(api: ApiClient, hooks: Hooks, n: number, offset: number): Promise<PayForgeResult> {
-  const ids: string[] = new Array(n);
-  const steps = { create: [] as number[], build: [] as number[], sign: [] as number[], submit: [] as number[], watch: [] as number[] };
-  const hooksBefore = hooks.counts();
-  const before = await counters();
-  const cpu0 = process.cpuUsage();
-  const lag = lagProbe();
-  const r = await pool(n, CONCURRENCY, async (j) => {
-    const i = offset + j;
-    const t0 = performance.now();
-    const created = await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: decimal(baseUnits(i, 0)), requestor: requestors[i % REQUESTORS]!.address });
-    if (created.status !== 201) throw new Error(`create ${created.status} ${JSON.stringify(created.body).slice(0, 200)}`);
-    const t1 = performance.now();
-    const id = (ids[j] = created.body.intent.id as string);
+const payforge = (api: ApiClient, hooks: Hooks): PayForgePhase => ({
+  api,
+  hooks,
+  concurrency: CONCURRENCY,
+  counters,
+  intent: (i) => ({ chain: DEVNET_CHAIN, token: 'USDC', amount: decimal(baseUnits(i, 0)), requestor: requestors[i % REQUESTORS]!.address }),
+  pay: (id, i) => {
     const fulfiller = fulfillers[i % FULFILLERS]!;
-    const built = await api.post(`/v1/intents/${id}/build`, { fulfiller: fulfiller.address });
-    if (built.status !== 200) throw new Error(`build ${built.status} ${JSON.stringify(built.body).slice(0, 200)}`);
-    const t2 = performance.now();
-    const finalized = hooks.finalized(id, 60_000);
-    finalized.catch(() => {}); // observed below; avoid an unhandled rejection if submit fails first
-    const signed = await signMessageBlob(built.body.transaction.blob, [fulfiller]);
-    const t3 = performance.now();
-    const sub = await api.post(`/v1/intents/${id}/submit`, { signedTransaction: signed });
-    if (sub.status !== 200) throw new Error(`submit ${sub.status} ${JSON.stringify(sub.body).slice(0, 200)}`);
-    const t4 = performance.now();
-    const t5 = await finalized;
-    steps.create.push(t1 - t0);
-    steps.build.push(t2 - t1);
-    steps.sign.push(t3 - t2);
-    steps.submit.push(t4 - t3);
-    steps.watch.push(t5 - t4);
-    return t5 - t0;
-  });
-  const lagMs = lag.stop();
-  const cpu = process.cpuUsage(cpu0);
-  const cpuShare = (cpu.user + cpu.system) / 1e6 / r.seconds;
-  const calls = diffCalls(await counters(), before);
-  // PayForge's own timestamps (createdAt -> finalizedAt): the part before the webhook leaves.
-  const recorded: number[] = [];
-  for (const id of ids.filter(Boolean)) {
-    const g = await api.get(`/v1/intents/${id}`);
-    const it = g.body.intent;
-    if (it?.finalizedAt && it?.createdAt) recorded.push(Date.parse(it.finalizedAt) - Date.parse(it.createdAt));
-  }
-  const stepP50 = Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, pct(v, 50)]));
-  return { ...summarize(r, calls), hooks: diffCalls(hooks.counts(), hooksBefore), recorded: { p50: pct(recorded, 50), p99: pct(recorded, 99) }, stepP50, cpuShare, lagMs };
-}
+    return buildSignSubmit(api, id, fulfiller.address, (blob) => signMessageBlob(blob, [fulfiller]));
+  },
+});
 
 const WARMUP = Math.min(N, 2 * CONCURRENCY);
 let base: PhaseResult;
@@ -219,18 +170,10 @@ const hooks = startHooks();
 let server: TestServer | null = null;
 try {
   // A warm-up pass of each path first (JIT, connections, kit's key import), not counted.
-  await runBaseline(WARMUP, 0);
-  base = await runBaseline(N, WARMUP);
-  server = await startTestServer({
-    networks: { [DEVNET_CHAIN]: { rpc: [RPC_URL], pollIntervalMs: POLL_MS, rebroadcastIntervalMs: REBROADCAST_MS } },
-    webhooks: { allowPrivateUrls: true },
-    rateLimit: { perSecond: 1_000_000_000, burst: 1_000_000_000 },
-  });
-  const { key, accountId } = server.account({ plan: 'pro' });
-  await server.setEndpoint(accountId, 'test', hooks.url);
-  const api = server.api(key);
-  await runPayForge(api, hooks, WARMUP, 0);
-  pf = await runPayForge(api, hooks, N, WARMUP);
+  base = await warmThenMeasure(runBaseline, WARMUP, N);
+  server = await startBenchServer({ [DEVNET_CHAIN]: { rpc: [RPC_URL], pollIntervalMs: POLL_MS, rebroadcastIntervalMs: REBROADCAST_MS } });
+  const phase = payforge(await benchApi(server, hooks.url), hooks);
+  pf = await warmThenMeasure((n, offset) => runPayForge(phase, n, offset), WARMUP, N);
   unexpected = (await controlCall<{ unexpected: string[] }>('/counters')).unexpected;
 } finally {
   await server?.stop();
@@ -240,37 +183,22 @@ try {
   await child.exited;
 }
 
-const ms = (x: number) => x.toFixed(0);
 const ratio = pf.perSecond / base.perSecond;
 const date = isoNow();
-const md = [
-  `Run ${date} · ${machine()}`,
-  `Local Solana: LiteSVM behind test/support's JSON-RPC server in its own process (chain-proc.ts), ${SLOT_MS} ms slots, finalized = 4 blocks behind the tip. ` +
+const md = lifecycleReport({
+  date,
+  setup:
+    `Local Solana: LiteSVM behind test/support's JSON-RPC server in its own process (chain-proc.ts), ${SLOT_MS} ms slots, finalized = 4 blocks behind the tip. ` +
     `N = ${N} after a warm-up of ${WARMUP} per path, ${CONCURRENCY} in flight, ${FULFILLERS} funded fulfillers, ${REQUESTORS} requestors with existing token accounts (rent 0). ` +
     `PayForge watcher poll ${POLL_MS} ms, rebroadcast ${REBROADCAST_MS} ms; the baseline polls getSignatureStatuses every ${POLL_MS} ms per transfer.`,
-  '',
-  '| path | done | intents/s | p50 ms | p99 ms | max ms | RPC calls / intent | errors |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|',
-  `| local runtime send-and-confirm (baseline): getLatestBlockhash, sign, sendTransaction, poll to finalized | ${base.ok}/${base.n} | ${base.perSecond.toFixed(1)} | ${ms(base.p50)} | ${ms(base.p99)} | ${ms(base.max)} | ${(sum(base.calls) / base.n).toFixed(2)} | ${base.errors.length} |`,
-  `| PayForge create -> build -> sign -> submit -> intent.finalized webhook | ${pf.ok}/${pf.n} | ${pf.perSecond.toFixed(1)} | ${ms(pf.p50)} | ${ms(pf.p99)} | ${ms(pf.max)} | ${(sum(pf.calls) / pf.n).toFixed(2)} | ${pf.errors.length} |`,
-  '',
-  `PayForge / baseline: **${(ratio * 100).toFixed(1)} %** (intents/s). ` +
-    `PayForge process (server, driver, receiver) during the run: ${(pf.cpuShare * 100).toFixed(0)} % of one core, event-loop lag p50 ${ms(pf.lagMs.p50)} ms, p99 ${ms(pf.lagMs.p99)} ms, max ${ms(pf.lagMs.max)} ms. ` +
-    `PayForge steps, p50 ms: create ${ms(pf.stepP50.create)}, build ${ms(pf.stepP50.build)}, sign ${ms(pf.stepP50.sign)}, submit ${ms(pf.stepP50.submit)}, submit answered -> intent.finalized webhook ${ms(pf.stepP50.watch)}. ` +
-    `PayForge's own createdAt -> finalizedAt: p50 ${ms(pf.recorded.p50)} ms, p99 ${ms(pf.recorded.p99)} ms. ` +
-    `Webhooks received: ${Object.entries(pf.hooks).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
-  '',
-  ...callsTable(pf.n, pf.calls, base.calls, base.n),
-].join('\n');
+  baseline: 'local runtime send-and-confirm (baseline): getLatestBlockhash, sign, sendTransaction, poll to finalized',
+  base,
+  pf,
+  lagMax: true,
+});
 
 console.log(md);
 console.log(`\nBENCH_RESULT ${JSON.stringify({ date, n: N, concurrency: CONCURRENCY, slotMs: SLOT_MS, pollMs: POLL_MS, baseline: { ...base, errors: base.errors.length }, payforge: { ...pf, errors: pf.errors.length }, ratio })}`);
 
 if (unexpected.length > 0) base.errors.push(`unserved RPC methods called: ${[...new Set(unexpected)].join(', ')}`);
-const failures = [...base.errors.map((e) => `baseline ${e}`), ...pf.errors.map((e) => `PayForge ${e}`)];
-if (WRITE && failures.length === 0) console.log(`\nwritten to ${writeResults('lifecycle-solana', md)}`);
-if (failures.length > 0) {
-  console.error(failures.slice(0, 20).join('\n'));
-  process.exit(1);
-}
-process.exit(0);
+finish('lifecycle-solana', md, base, pf, WRITE);

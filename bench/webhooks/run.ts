@@ -1,12 +1,14 @@
 // Webhook dispatcher benchmark: deliveries/s and p99 to one local receiver and to 200 local
 // endpoints, beside a plain Bun fetch loop to the same receiver(s) in the same run.
 // Usage: bun bench/webhooks/run.ts [--n 5000] [--write]   (--write appends to bench/RESULTS.md)
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDispatcher, type DispatcherDeps } from '../../src/webhooks/dispatcher';
 import { signHeaders } from '../../src/webhooks/sign';
 import { createAccount, insertDelivery, insertEvent, putEndpoint, tempDb, testConfig } from '../../test/webhooks/factory';
+import { firstLine } from '../support/child';
+import { cpuModel, LOAD_AT_START } from '../support/machine';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -16,10 +18,7 @@ const N = arg('n', 5000);
 
 async function spawnReceiver(ports: number) {
   const proc = Bun.spawn([process.execPath, join(import.meta.dirname, 'receiver-proc.ts'), String(ports)], { stdout: 'pipe', stderr: 'inherit' });
-  const reader = proc.stdout.getReader();
-  let out = '';
-  while (!out.includes('\n')) out += new TextDecoder().decode((await reader.read()).value);
-  return { ports: JSON.parse(out) as number[], stop: () => (proc.kill('SIGTERM'), proc.exited) };
+  return { ports: await firstLine<number[]>(proc.stdout), stop: () => (proc.kill('SIGTERM'), proc.exited) };
 }
 
 const pct = (xs: number[], p: number) => {
@@ -117,7 +116,6 @@ async function dispatcherSteady(name: string, url: string, rate: number, seconds
   return { name, n: total, seconds: elapsed, perSecond: total / elapsed, p50: pct(e2e, 50), p99: pct(e2e, 99) };
 }
 
-const loadBefore = loadavg().map((x) => x.toFixed(2)).join(' ');
 const body = JSON.stringify({ eventId: 'evt_bench', type: 'intent.created', createdAt: new Date().toISOString(), livemode: false, data: { intent: { id: 'pi_x', pad: 'x'.repeat(900) } } });
 const one = await spawnReceiver(1);
 const many = await spawnReceiver(200);
@@ -145,7 +143,7 @@ try {
 }
 
 if (process.argv.includes('--write')) {
-  const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const cpu = cpuModel();
   const table = [
     '| run | deliveries | per second | p50 ms | p99 ms |',
     '|---|---:|---:|---:|---:|',
@@ -153,7 +151,7 @@ if (process.argv.includes('--write')) {
   ].join('\n');
   const section = `## webhooks
 
-\`bun bench/webhooks/run.ts --n ${N} --write\` on ${new Date().toISOString().slice(0, 10)}: Bun ${Bun.version}, nproc ${cpus().length}, ${cpu}, load average before the run ${loadBefore}.
+\`bun bench/webhooks/run.ts --n ${N} --write\` on ${new Date().toISOString().slice(0, 10)}: Bun ${Bun.version}, nproc ${cpus().length}, ${cpu}, load average before the run ${LOAD_AT_START}.
 Receivers run in a separate process on loopback and answer 200 at once; the body is a ~1 KiB
 envelope. Dispatcher runs use a real SQLite file (WAL; the dispatcher's own commits at synchronous=NORMAL,
 transitions stay FULL) and every delivery is

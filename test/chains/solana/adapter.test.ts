@@ -1,46 +1,20 @@
 // The Solana adapter against a local LiteSVM cluster: build, sign with kit, verify, broadcast, watch.
 import { generateKeyPairSigner } from '@solana/kit';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { solanaAdapter } from '../../../src/chains/solana/adapter';
 import type { Network, VerifiedSubmission, Watcher } from '../../../src/chains/types';
 import { AppError } from '../../../src/domain/errors';
 import type { RpcPool } from '../../../src/rpc/types';
-import { DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../../support/solana/local-solana';
-import { localNetwork, localPool } from '../../support/solana/network';
+import { DEVNET_USDC_MINT, type LocalSolana } from '../../support/solana/local-solana';
 import { signAsSomeoneElse, signMessageBlob } from '../../support/solana/wallet';
-import { collector, intentFor, parties, rejection, waitUntil } from './helpers';
+import { collector, intentFor, parties, rejection, useLocalCluster, waitUntil } from './helpers';
 
 const TOKEN_ACCOUNT_RENT = 2_039_280; // rent-exempt minimum of a 165-byte account
 
 let sol: LocalSolana;
 let network: Network;
 let rpc: RpcPool;
-const watchers: Watcher[] = [];
-
-beforeAll(async () => {
-  sol = await startLocalSolana({ slotMs: 20, confirmedLag: 2, finalizedLag: 6, blockhashValidBlocks: 15 });
-  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
-  network = localNetwork([sol.url]);
-  rpc = localPool([sol.url]);
-});
-
-afterEach(async () => {
-  await Promise.all(watchers.splice(0).map((w) => w.stop()));
-  sol.setDropTransactions(false);
-  await sol.setHealth('ok');
-  sol.chain.resume();
-  sol.assertNoUnexpectedCalls();
-});
-
-afterAll(async () => {
-  await sol.stop();
-});
-
-function watcher(report: Parameters<typeof solanaAdapter.createWatcher>[2], net = network) {
-  const w = solanaAdapter.createWatcher(net, rpc, report);
-  watchers.push(w);
-  return w;
-}
+const { watcher } = useLocalCluster({ blockhashValidBlocks: 15 }, (c) => ({ sol, network, rpc } = c));
 
 function follow(w: Watcher, intent: ReturnType<typeof intentFor>, v: VerifiedSubmission) {
   w.watch({ intentId: intent.id, chain: intent.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction, watchData: v.watchData, stage: 'pending', intent });

@@ -1,7 +1,55 @@
-// Shared pieces of the Solana adapter tests: intents, observation collection, waiting.
+// Shared pieces of the Solana adapter tests: the local cluster per test file, intents, observation collection, waiting.
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import type { ChainIntent, ChainObservation } from '../../../src/chains/types';
-import { DEVNET_CHAIN, DEVNET_USDC_MINT, type LocalSolana } from '../../support/solana/local-solana';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { solanaAdapter } from '../../../src/chains/solana/adapter';
+import type { ChainIntent, ChainObservation, Network, Watcher } from '../../../src/chains/types';
+import type { RpcPool } from '../../../src/rpc/types';
+import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../../support/solana/local-solana';
+import { localNetwork, localPool } from '../../support/solana/network';
+
+export interface LocalCluster {
+  sol: LocalSolana;
+  network: Network;
+  rpc: RpcPool;
+}
+
+/**
+ * A local cluster (20 ms slots, the devnet USDC mint) for the calling test file: started before all
+ * tests and handed to `ready`; after each test its watchers are stopped and the cluster put back
+ * (delivering, healthy, running, no unexpected calls); stopped after all.
+ */
+export function useLocalCluster(opts: { blockhashValidBlocks: number }, ready: (c: LocalCluster) => void) {
+  let c: LocalCluster;
+  const watchers: Watcher[] = [];
+
+  beforeAll(async () => {
+    const sol = await startLocalSolana({ slotMs: 20, confirmedLag: 2, finalizedLag: 6, blockhashValidBlocks: opts.blockhashValidBlocks });
+    sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
+    c = { sol, network: localNetwork([sol.url]), rpc: localPool([sol.url]) };
+    ready(c);
+  });
+
+  afterEach(async () => {
+    await Promise.all(watchers.splice(0).map((w) => w.stop()));
+    c.sol.setDropTransactions(false);
+    await c.sol.setHealth('ok');
+    c.sol.chain.resume();
+    c.sol.assertNoUnexpectedCalls();
+  });
+
+  afterAll(async () => {
+    await c.sol.stop();
+  });
+
+  return {
+    /** A watcher on the cluster (or on `pool`, `net`), stopped after the test. */
+    watcher(report: Parameters<typeof solanaAdapter.createWatcher>[2], pool = c.rpc, net = c.network): Watcher {
+      const w = solanaAdapter.createWatcher(net, pool, report);
+      watchers.push(w);
+      return w;
+    },
+  };
+}
 
 let n = 0;
 export function intentFor(requestor: string, fulfiller: string | null, amountBaseUnits: bigint, over: Partial<ChainIntent> = {}): ChainIntent {

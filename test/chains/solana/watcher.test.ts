@@ -1,44 +1,19 @@
 // The shared Solana watcher against a local LiteSVM cluster: on-chain failure, dropped transactions,
 // reorgs, rebroadcasts, batching, and RPC trouble (failover, all upstreams down).
 import { generateKeyPairSigner } from '@solana/kit';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { solanaAdapter } from '../../../src/chains/solana/adapter';
 import type { ChainIntent, Network, VerifiedSubmission, Watcher } from '../../../src/chains/types';
 import type { RpcPool } from '../../../src/rpc/types';
 import { DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../../support/solana/local-solana';
 import { localNetwork, localPool } from '../../support/solana/network';
 import { signMessageBlob } from '../../support/solana/wallet';
-import { collector, intentFor, parties, rejection, waitUntil } from './helpers';
+import { collector, intentFor, parties, rejection, useLocalCluster, waitUntil } from './helpers';
 
 let sol: LocalSolana;
 let network: Network;
 let rpc: RpcPool;
-const watchers: Watcher[] = [];
-
-beforeAll(async () => {
-  sol = await startLocalSolana({ slotMs: 20, confirmedLag: 2, finalizedLag: 6, blockhashValidBlocks: 12 });
-  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
-  network = localNetwork([sol.url]);
-  rpc = localPool([sol.url]);
-});
-
-afterEach(async () => {
-  await Promise.all(watchers.splice(0).map((w) => w.stop()));
-  sol.setDropTransactions(false);
-  await sol.setHealth('ok');
-  sol.chain.resume();
-  sol.assertNoUnexpectedCalls();
-});
-
-afterAll(async () => {
-  await sol.stop();
-});
-
-function watcher(report: Parameters<typeof solanaAdapter.createWatcher>[2], pool = rpc, net = network) {
-  const w = solanaAdapter.createWatcher(net, pool, report);
-  watchers.push(w);
-  return w;
-}
+const { watcher } = useLocalCluster({ blockhashValidBlocks: 12 }, (c) => ({ sol, network, rpc } = c));
 
 function follow(w: Watcher, intent: ChainIntent, v: VerifiedSubmission, stage: 'pending' | 'confirmed' = 'pending') {
   w.watch({ intentId: intent.id, chain: intent.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction, watchData: v.watchData, stage, intent });
@@ -192,8 +167,7 @@ describe('polling', () => {
     const { v } = await signedFor(intent, fulfiller);
     const logged: string[] = [];
     const obs = collector();
-    const w = solanaAdapter.createWatcher(network, rpc, obs.report);
-    watchers.push(w);
+    const w = watcher(obs.report);
     const origWarn = console.warn;
     console.warn = (m: string) => logged.push(String(m));
     try {
