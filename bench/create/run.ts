@@ -2,20 +2,17 @@
 // hello-world server measured in the same run. The load generator is a separate process (wrk if
 // installed, else bench/create/load.ts) so it does not share the server's event loop.
 // Usage: bun bench/create/run.ts [--write]   (--write records the run in bench/RESULTS.md)
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from 'bun:sqlite';
 import { validate } from '../../src/config';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.types';
 import { startServer } from '../../src/server';
+import { env } from '../support/env';
+import { machine } from '../support/machine';
+import { writeResults } from '../support/results-md';
 
-const env = (name: string, dflt: number) => {
-  const v = process.env[name];
-  const n = v === undefined ? dflt : Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
-  return n;
-};
 const SECONDS = env('BENCH_SECONDS', 10);
 const WARMUP = env('BENCH_WARMUP_SECONDS', 3);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 64);
@@ -29,6 +26,8 @@ const HERE = import.meta.dir;
 const BODY = JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '12.34', requestor: '0x1111111111111111111111111111111111111111' });
 
 interface LoadResult {
+  /** CPU time (user + system) of this process, which hosts the server, during the run. */
+  server_cpu_us?: number;
   requests: number;
   duration_us: number;
   ok: number;
@@ -60,6 +59,7 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
     const spec = { url: `${t.url}${t.path}`, method: 'POST', body: BODY, auth: t.auth, expect: t.expect, connections: CONNECTIONS, seconds };
     cmd = [process.execPath, join(HERE, 'load.ts'), JSON.stringify(spec)];
   }
+  const cpu0 = process.cpuUsage();
   const proc = Bun.spawn(cmd, { env: childEnv, stdout: 'pipe', stderr: 'pipe' });
   // The load generator stops by itself after `seconds`; this is only a guard against a hang.
   const guard = setTimeout(() => proc.kill('SIGKILL'), (seconds + 30) * 1000);
@@ -67,7 +67,8 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
   clearTimeout(guard);
   const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
   if (code !== 0 || !line) throw new Error(`load generator failed (exit ${code}):\n${out}\n${err}`);
-  return JSON.parse(line.slice('BENCH_JSON '.length)) as LoadResult;
+  const cpu = process.cpuUsage(cpu0);
+  return { ...(JSON.parse(line.slice('BENCH_JSON '.length)) as LoadResult), server_cpu_us: cpu.user + cpu.system };
 }
 
 async function metric(url: string, name: string): Promise<number> {
@@ -80,6 +81,8 @@ async function metric(url: string, name: string): Promise<number> {
 const rps = (r: LoadResult) => r.requests / (r.duration_us / 1e6);
 const ms = (us: number) => (us / 1000).toFixed(2);
 const errors = (r: LoadResult) => r.bad + r.socket_errors;
+// Server CPU per request: far steadier than requests/s when other work shares the machine.
+const cpuPerReq = (r: LoadResult) => ((r.server_cpu_us ?? 0) / Math.max(1, r.requests)).toFixed(0);
 
 // --- baseline: Bun's hello-world, the same request on the wire, a small JSON answer ---------
 async function runBaseline(): Promise<LoadResult> {
@@ -126,12 +129,6 @@ async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: 
   }
 }
 
-function machine(): string {
-  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
-  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? 'unknown';
-  return `${navigator.hardwareConcurrency} cores (nproc), ${model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Bun ${Bun.version}, ${process.platform}/${process.arch}`;
-}
-
 const base = await runBaseline();
 const pf = await runPayForge();
 
@@ -143,10 +140,10 @@ const md = [
   `Run ${date} · ${machine()}`,
   `Load: ${gen}, ${WARMUP} s warm-up then ${SECONDS} s, POST with the same JSON body to both servers, loopback; the load generator shares the machine's cores with the server.`,
   '',
-  '| server | requests/s | p50 ms | p99 ms | max ms | errors |',
-  '|---|---:|---:|---:|---:|---:|',
-  `| Bun hello-world (baseline) | ${baseRps.toFixed(0)} | ${ms(base.p50_us)} | ${ms(base.p99_us)} | ${ms(base.max_us)} | ${errors(base)} |`,
-  `| PayForge POST /v1/intents | ${pfRps.toFixed(0)} | ${ms(pf.r.p50_us)} | ${ms(pf.r.p99_us)} | ${ms(pf.r.max_us)} | ${errors(pf.r)} |`,
+  '| server | requests/s | p50 ms | p99 ms | max ms | errors | server CPU µs/request |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  `| Bun hello-world (baseline) | ${baseRps.toFixed(0)} | ${ms(base.p50_us)} | ${ms(base.p99_us)} | ${ms(base.max_us)} | ${errors(base)} | ${cpuPerReq(base)} |`,
+  `| PayForge POST /v1/intents | ${pfRps.toFixed(0)} | ${ms(pf.r.p50_us)} | ${ms(pf.r.p99_us)} | ${ms(pf.r.max_us)} | ${errors(pf.r)} | ${cpuPerReq(pf.r)} |`,
   '',
   `PayForge / baseline: **${((pfRps / baseRps) * 100).toFixed(1)} %**. ` +
     `Commits: ${(pf.batches / (pf.r.duration_us / 1e6)).toFixed(0)}/s for ${(pf.writes / (pf.r.duration_us / 1e6)).toFixed(0)} writes/s ` +
@@ -162,22 +159,8 @@ if (errors(base) > 0) failures.push(`baseline errors: ${errors(base)} (${base.sa
 if (errors(pf.r) > 0) failures.push(`PayForge errors: ${errors(pf.r)} (${pf.r.sample})`);
 if (pf.rows < pf.created201) failures.push(`only ${pf.rows} intent rows for ${pf.created201} responses 201`);
 
-if (WRITE) {
-  const file = join(HERE, '..', 'RESULTS.md');
-  const START = '<!-- bench/create latest: written by `bun bench/create/run.ts --write` -->';
-  const END = '<!-- /bench/create latest -->';
-  const block = `${START}\n${md}\n${END}`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
-  if (text.includes(START) && text.includes(END)) {
-    text = text.slice(0, text.indexOf(START)) + block + text.slice(text.indexOf(END) + END.length);
-  } else if (/^## create$/m.test(text)) {
-    text = text.replace(/^## create$/m, `## create\n\n${block}`);
-  } else {
-    text = `${text.trimEnd()}\n\n## create\n\n${block}\n`;
-  }
-  writeFileSync(file, text);
-  console.log(`\nwritten to ${file}`);
-}
+if (WRITE && failures.length === 0) console.log(`
+written to ${writeResults('create', md)}`);
 
 if (failures.length > 0) {
   console.error(failures.join('\n'));
