@@ -1,6 +1,7 @@
 // Fallback load generator for bench/create when `wrk` is not installed: a separate Bun process
 // (so the server's event loop is not shared) running N keep-alive fetch loops for a fixed time.
 // Input: one JSON argument; output: one `BENCH_JSON {...}` line, the same shape wrk.lua prints.
+export {};
 interface LoadSpec {
   url: string;
   method: string;
