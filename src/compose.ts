@@ -10,6 +10,7 @@ import { createChainRegistry } from './chains/registry';
 import { solanaAdapter } from './chains/solana/adapter';
 import type { ChainAdapter } from './chains/types';
 import type { Config } from './config.types';
+import type { Caller } from './domain/caller';
 import { AppError } from './domain/errors';
 import type { ChainFamily } from './domain/intent';
 import type { Services } from './intents/services';
@@ -53,19 +54,23 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const services: Services = { config, runtime, intents, idempotency, chains, screener, inFlight: new Set() };
   const limiter = createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
   let ready = false;
+  // The caller resolved in onRequest, per request object: one key lookup per request.
+  const callers = new WeakMap<Request, Caller>();
 
   const app = createApp({
     services,
     db,
-    authenticate(header) {
-      const caller = authenticate(header, (h) => findActiveKeyByHash(db, h));
+    checkKey(request) {
+      callers.set(request, authenticate(request.headers.get('authorization'), (h) => findActiveKeyByHash(db, h)));
+    },
+    caller(request) {
+      const caller = callers.get(request) ?? authenticate(request.headers.get('authorization'), (h) => findActiveKeyByHash(db, h));
       const wait = limiter.take(caller.keyId);
       if (wait > 0) {
         throw new AppError('rate_limit.exceeded', 'Too many requests for this API key; slow down.', { details: { retry_after: wait } });
       }
       return caller;
     },
-    checkKey: (header) => void authenticate(header, (h) => findActiveKeyByHash(db, h)),
     wakeDispatcher: () => dispatcher.wake(),
     ready: () => ready,
     metrics: () => renderMetrics({ db, runtime, committer, dispatcher, chainWatch, chains }),

@@ -54,9 +54,9 @@ export function createApp(d: ApiDeps) {
       requestIds.set(request, id);
       set.headers['x-request-id'] = id;
       // Authenticate before the body is parsed or validated: a caller without a valid key
-      // learns nothing but 401 (handlers resolve the caller again, with the rate limit).
+      // learns nothing but 401. The handler reads the resolved caller and applies the rate limit.
       const url = request.url;
-      if (url.startsWith('/v1/', url.indexOf('/', url.indexOf('//') + 2))) d.checkKey(request.headers.get('authorization'));
+      if (url.startsWith('/v1/', url.indexOf('/', url.indexOf('//') + 2))) d.checkKey(request);
       const len = Number(request.headers.get('content-length') ?? 0);
       if (len > MAX_BODY_BYTES) {
         return errorResponse(new AppError('request.too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`), id);

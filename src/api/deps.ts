@@ -7,10 +7,10 @@ import type { Db } from '../store/db';
 export interface ApiDeps {
   services: Services;
   db: Db;
-  /** Resolve and rate-limit the caller from the Authorization header (throws AppError). */
-  authenticate(authorization: string | undefined | null): Caller;
-  /** Throw 401 unless the header carries a valid, unrevoked key (no rate limit). */
-  checkKey(authorization: string | undefined | null): void;
+  /** The request's caller, resolved once by checkKey, then rate-limited (throws AppError). */
+  caller(request: Request): Caller;
+  /** Resolve the request's key before parsing (401 unless valid and unrevoked); remembered per request. */
+  checkKey(request: Request): void;
   /** Wake the webhook dispatcher after queuing a delivery. */
   wakeDispatcher(): void;
   /** True once the DB is open and live actors are rehydrated. */

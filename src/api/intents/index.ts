@@ -24,9 +24,9 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
   return app
     .post(
       '/v1/intents',
-      async ({ headers, body, set }) => {
+      async ({ headers, body, set, request }) => {
         const r = await createIntent(s, {
-          caller: d.authenticate(headers.authorization),
+          caller: d.caller(request),
           body: body as Record<string, unknown>,
           idempotencyKeyHeader: headers['idempotency-key'] ?? null,
         });
@@ -38,8 +38,8 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
     )
     .get(
       '/v1/intents',
-      ({ headers, query }) =>
-        listIntents(s, d.authenticate(headers.authorization), {
+      ({ request, query }) =>
+        listIntents(s, d.caller(request), {
           limit: parseLimit(query.limit),
           startingAfter: query.starting_after,
           state: query.state,
@@ -47,31 +47,31 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
         }),
       { query: ListIntentsQuery, response: { 200: ListIntentsResponse }, detail: { tags, summary: 'List intents, newest first' } },
     )
-    .get('/v1/intents/:id', ({ headers, params }) => getIntent(s, d.authenticate(headers.authorization), params.id), {
+    .get('/v1/intents/:id', ({ request, params }) => getIntent(s, d.caller(request), params.id), {
       params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'Retrieve an intent' },
     })
     .patch(
       '/v1/intents/:id',
-      ({ headers, params, body }) => updateIntent(s, d.authenticate(headers.authorization), params.id, body as Record<string, unknown>),
+      ({ request, params, body }) => updateIntent(s, d.caller(request), params.id, body as Record<string, unknown>),
       { params: IdParams, body: UpdateIntentBody, response: { 200: IntentResponse }, detail: { tags, summary: 'Update reference or metadata (optimistic concurrency on updatedAt)' } },
     )
-    .post('/v1/intents/:id/cancel', ({ headers, params }) => cancelIntent(s, d.authenticate(headers.authorization), params.id), {
+    .post('/v1/intents/:id/cancel', ({ request, params }) => cancelIntent(s, d.caller(request), params.id), {
       params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'Cancel an intent in created' },
     })
     .post(
       '/v1/intents/:id/build',
-      ({ headers, params, body }) => buildTransaction(s, d.authenticate(headers.authorization), params.id, body ?? {}),
+      ({ request, params, body }) => buildTransaction(s, d.caller(request), params.id, body ?? {}),
       { params: IdParams, body: BuildBody, response: { 200: BuildResponse }, detail: { tags, summary: 'Build the unsigned transaction for the fulfiller' } },
     )
     .post(
       '/v1/intents/:id/submit',
-      ({ headers, params, body }) => submitTransaction(s, d.authenticate(headers.authorization), params.id, body),
+      ({ request, params, body }) => submitTransaction(s, d.caller(request), params.id, body),
       { params: IdParams, body: SubmitBody, response: { 200: SubmitResponse }, detail: { tags, summary: 'Submit the signed transaction; broadcast; pending' } },
     )
-    .post('/v1/intents/:id/detected', ({ headers, params }) => markDetected(s, d.authenticate(headers.authorization), params.id), {
+    .post('/v1/intents/:id/detected', ({ request, params }) => markDetected(s, d.caller(request), params.id), {
       params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'The fulfiller acknowledged audio receipt' },
     })
-    .post('/v1/intents/:id/refund', ({ headers, params }) => refundIntent(s, d.authenticate(headers.authorization), params.id), {
+    .post('/v1/intents/:id/refund', ({ request, params }) => refundIntent(s, d.caller(request), params.id), {
       params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'Create a linked refund intent (pro plan)' },
     });
 }

@@ -8,7 +8,7 @@ import { IdParams, IntentResponse, SimulateBody } from '../intents/model';
 export function testRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
   return app.post(
     '/v1/test/intents/:id/simulate',
-    ({ headers, params, body }) => simulateTransition(d.services, d.authenticate(headers.authorization), params.id, body),
+    ({ request, params, body }) => simulateTransition(d.services, d.caller(request), params.id, body),
     { params: IdParams, body: SimulateBody, response: { 200: IntentResponse }, detail: { tags: ['Test mode'], summary: 'Force a lifecycle transition (test keys only)' } },
   );
 }

@@ -39,16 +39,16 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
   return app
     .get(
       '/v1/webhooks',
-      ({ headers, query }) => {
-        const c = d.authenticate(headers.authorization);
+      ({ request, query }) => {
+        const c = d.caller(request);
         return { deliveries: listDeliveries(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit) }) };
       },
       { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery) }) }, detail: { tags: ['Webhooks'], summary: 'Recent webhook deliveries, newest first' } },
     )
     .post(
       '/v1/webhooks/:id/retry',
-      ({ headers, params, set }) => {
-        const c = d.authenticate(headers.authorization);
+      ({ request, params, set }) => {
+        const c = d.caller(request);
         requirePro(c, 'webhook_retry');
         const delivery = retryDelivery(d.db, { accountId: c.accountId, mode: c.mode, deliveryId: params.id });
         d.wakeDispatcher();
@@ -59,16 +59,16 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
     )
     .get(
       '/v1/events',
-      ({ headers, query }) => {
-        const c = d.authenticate(headers.authorization);
+      ({ request, query }) => {
+        const c = d.caller(request);
         return listEvents(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
       },
       { query: LimitQuery, response: { 200: t.Object({ events: t.Array(EventEnvelope), hasMore: t.Boolean() }) }, detail: { tags: ['Events'], summary: 'Events, newest first' } },
     )
     .get(
       '/v1/events/:id',
-      ({ headers, params }) => {
-        const c = d.authenticate(headers.authorization);
+      ({ request, params }) => {
+        const c = d.caller(request);
         return getEvent(d.db, { accountId: c.accountId, mode: c.mode, eventId: params.id });
       },
       { params: IdParams, response: { 200: EventEnvelope }, detail: { tags: ['Events'], summary: 'One event envelope' } },
