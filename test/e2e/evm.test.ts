@@ -4,6 +4,7 @@
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/api';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
 import { ALPHA_USD, signBlob } from '../support/evm/chain';
@@ -23,15 +24,6 @@ const payer = privateKeyToAccount(DEV_KEYS[1]);
 // A fresh Tempo wallet holding AlphaUSD only: dev accounts carry a fee-token preference.
 const tempoPayer = privateKeyToAccount(generatePrivateKey());
 
-async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await Bun.sleep(50);
-  }
-}
 const stateOf = (id: string, want: string) => async () => {
   const r = await api.get(`/v1/intents/${id}`);
   return r.body.intent.state === want ? r.body.intent : undefined;
@@ -85,7 +77,7 @@ describe('Base Sepolia end to end', () => {
     const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
     expect(sub.status).toBe(200);
     expect(sub.body.txSignature).toMatch(/^0x[0-9a-f]{64}$/);
-    const fin = await until(stateOf(intent.id, 'finalized'));
+    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     expect(fin.txSignature).toBe(sub.body.txSignature);
     expect(await balanceOf(base, usdc, requestor)).toBe(12_340_000n);
     const hooks = await rx.waitFor(4, { prefix: '/evm', timeoutMs: 10_000 });
@@ -123,7 +115,7 @@ describe('Base Sepolia end to end', () => {
     await owner.waitForTransactionReceipt({ hash: await owner.writeContract({ address: usdc, abi: tokenAbi(), functionName: 'setBlocked', args: [requestor, true] }) });
     const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
     expect(sub.status).toBe(200);
-    const failed = await until(stateOf(intent.id, 'failed'));
+    const failed = await waitFor(stateOf(intent.id, 'failed'), 20_000, 'failed');
     expect(failed.failureReason).toBe('revert');
   });
 
@@ -145,12 +137,12 @@ describe('Base Sepolia end to end', () => {
     } finally {
       await base.rpc('evm_setIntervalMining', [1]);
     }
-    const dropped = await until(stateOf(intent.id, 'dropped'));
+    const dropped = await waitFor(stateOf(intent.id, 'dropped'), 20_000, 'dropped');
     expect(dropped.retryRequired).toBe(true);
     const rebuilt = await api.post(`/v1/intents/${intent.id}/build`, {});
     const resub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: await signBlob(payer, rebuilt.body.transaction.blob) });
     expect(resub.status).toBe(200);
-    await until(stateOf(intent.id, 'confirmed'));
+    await waitFor(stateOf(intent.id, 'confirmed'), 20_000, 'confirmed');
     expect(await balanceOf(base, usdc, requestor)).toBe(3_000_000n);
   });
 });
@@ -166,7 +158,7 @@ describe('Tempo end to end', () => {
     expect(built.body.transaction.estimatedFeeEth).toBeNull();
     const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: await signBlob(tempoPayer, built.body.transaction.blob) });
     expect(sub.status).toBe(200);
-    await until(stateOf(intent.id, 'finalized'));
+    await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     expect(await balanceOf(tempo, ALPHA_USD, requestor)).toBe(5_500_000n);
     const after = await balanceOf(tempo, ALPHA_USD, tempoPayer.address);
     const receipt = await ownerClient(tempo).getTransactionReceipt({ hash: sub.body.txSignature });

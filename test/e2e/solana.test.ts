@@ -3,6 +3,7 @@
 // by a real loopback receiver.
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/api';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
 import { signMessageBlob } from '../support/solana/wallet';
@@ -14,15 +15,6 @@ let rx: Receiver;
 let api: ApiClient;
 let fulfiller: KeyPairSigner;
 
-async function until<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v as T;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await Bun.sleep(50);
-  }
-}
 
 const stateOf = (id: string, want: string) => async () => {
   const r = await api.get(`/v1/intents/${id}`);
@@ -79,7 +71,7 @@ describe('Solana end to end', () => {
     expect(again.status).toBe(200);
     expect(again.body.intent.updatedAt).toBe(sub.body.intent.updatedAt);
 
-    const fin = await until(stateOf(intent.id, 'finalized'));
+    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     expect(fin.confirmedAt).not.toBeNull();
     expect(fin.finalizedAt).not.toBeNull();
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(12_340_000n);
@@ -97,7 +89,7 @@ describe('Solana end to end', () => {
     expect(built.body.transaction.ataRentLamports).toBe(0);
     const signed = await signMessageBlob(built.body.transaction.blob, [fulfiller]);
     expect((await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed })).status).toBe(200);
-    await until(stateOf(intent.id, 'finalized'));
+    await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(1_000_000n);
   });
 
@@ -136,7 +128,7 @@ describe('Solana end to end', () => {
     sol.setDropTransactions(true);
     const signed = await signMessageBlob(built.body.transaction.blob, [fulfiller]);
     expect((await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed })).status).toBe(200);
-    const dropped = await until(stateOf(intent.id, 'dropped'), 30_000);
+    const dropped = await waitFor(stateOf(intent.id, 'dropped'), 30_000, 'dropped');
     expect(dropped.retryRequired).toBe(true);
     sol.setDropTransactions(false);
 
@@ -146,7 +138,7 @@ describe('Solana end to end', () => {
     const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: resigned });
     expect(sub.status).toBe(200);
     expect(sub.body.intent.retryRequired).toBe(false);
-    await until(stateOf(intent.id, 'finalized'));
+    await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(3_000_000n);
     const events = (await api.get('/v1/events?limit=100')).body.events
       .filter((e: any) => e.data.intent.id === intent.id)
