@@ -24,9 +24,11 @@ export function renderMetrics(p: { db: Db; runtime: Runtime; committer: GroupCom
   const pending = p.db.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number };
   gauge('payforge_webhook_backlog', 'Deliveries waiting to be sent', pending.n);
   lines.push('# HELP payforge_rpc_upstream_open Upstream circuit breaker open (1) or not (0)', '# TYPE payforge_rpc_upstream_open gauge');
-  for (const n of p.chains.networks.values()) {
-    // Only pools that exist (a network never used has no breaker state to show).
-    void n;
+  for (const pool of p.chains.pools()) {
+    // Upstream labels are redacted by the pool (URLs often carry API keys).
+    for (const u of pool.status()) {
+      lines.push(`payforge_rpc_upstream_open{chain="${pool.chain}",upstream="${u.url.replace(/["\\\n]/g, '')}"} ${u.state === 'open' ? 1 : 0}`);
+    }
   }
   return `${lines.join('\n')}\n`;
 }

@@ -12,6 +12,8 @@ export interface ChainRegistry {
   network(chain: string): Network | undefined;
   adapter(family: ChainFamily): ChainAdapter;
   pool(chain: string): RpcPool;
+  /** The pools created so far (a network never used has none), for /metrics. */
+  pools(): RpcPool[];
 }
 
 export function createChainRegistry(config: Config, adapters: Record<ChainFamily, ChainAdapter>): ChainRegistry {
@@ -21,6 +23,7 @@ export function createChainRegistry(config: Config, adapters: Record<ChainFamily
     networks,
     network: (chain) => networks.get(chain),
     adapter: (family) => adapters[family],
+    pools: () => [...pools.values()],
     pool(chain) {
       let p = pools.get(chain);
       if (!p) {

@@ -79,6 +79,10 @@ describe('Solana end to end', () => {
     const hooks = await rx.waitFor(4, { prefix: '/solana', timeoutMs: 10_000 });
     const types = hooks.map((h) => JSON.parse(h.body)).filter((e) => e.data.intent.id === intent.id).map((e) => e.type);
     expect(types).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+
+    // The pool this network used shows its upstream's breaker state, closed, URL redacted.
+    const metrics = await (await fetch(`${s.url}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`payforge_rpc_upstream_open\\{chain="${DEVNET_CHAIN}",upstream="[^"]+"\\} 0`));
   });
 
   it('charges no rent when the requestor token account exists', async () => {

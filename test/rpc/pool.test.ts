@@ -5,20 +5,13 @@ import { AppError } from '../../src/domain/errors';
 import { createRpcPool, redactUrl } from '../../src/rpc/pool';
 import { RpcCallError } from '../../src/rpc/types';
 import { answering, deadUrl, slow, status, stopAll, upstream } from './servers';
+import { refusal } from '../support/errors';
 
 afterAll(stopAll);
 
 const base = { chain: 'eip155:84532', timeoutMs: 300, breakerFailures: 2, breakerCooldownMs: 200, retryAfterSeconds: 7 };
 const pool = (urls: string[], over: Partial<typeof base> = {}) => createRpcPool({ ...base, ...over, urls });
 
-async function refusal(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
-}
 
 describe('createRpcPool', () => {
   it('returns the result of a call and the raw body of a request', async () => {

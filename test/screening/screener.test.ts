@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.types';
 import { AppError } from '../../src/domain/errors';
 import { createScreener } from '../../src/screening/screener';
+import { refusal } from '../support/errors';
 
 const SOL_LISTED = '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi';
 const EVM_LISTED_MIXED = '0x983a81ca6FB1e441266D2FbcB7D8E530AC2E05A2'; // as in sanctioned_addresses_ETH.txt
@@ -37,14 +38,6 @@ const provider = Bun.serve({
 afterAll(() => provider.stop(true));
 const providerCfg = (url = `http://127.0.0.1:${provider.port}/`) => ({ url, apiKey: 'test-key', timeoutMs: 300 });
 
-async function refusal(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
-}
 
 const evm = (address: string, param = 'fulfiller') => ({ address, param, family: 'evm' as const });
 const sol = (address: string, param = 'requestor') => ({ address, param, family: 'solana' as const });

@@ -6,6 +6,7 @@ import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import { classifyAddress, type Lookup } from '../../src/webhooks/url-policy';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { createAccount, tempDb, testConfig } from './factory';
+import { refusal } from '../support/errors';
 
 let rx: Receiver;
 let db: ReturnType<typeof tempDb>;
@@ -27,14 +28,6 @@ const fakeDns =
     return a;
   };
 
-async function refusal(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => null,
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
-}
 
 describe('setEndpoint', () => {
   it('creates a whsec_ secret of 32 random bytes on first set and keeps it when the URL changes', async () => {
