@@ -80,6 +80,13 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
     return parsed;
   }
 
+  function unavailable(failures: Error[]): AppError {
+    return new AppError('rpc.unavailable', `No RPC upstream for ${opts.chain} answered; retry later`, {
+      details: { retry_after: opts.retryAfterSeconds, chain: opts.chain },
+      cause: new AggregateError(failures, `rpc ${opts.chain}: ${failures.map((f) => f.message).join('; ')}`),
+    });
+  }
+
   async function request(payload: unknown): Promise<unknown> {
     const body = JSON.stringify(payload);
     const failures: Error[] = [];
@@ -109,26 +116,56 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
       const got = await tryOne(oldest);
       if (got) return got.answer;
     }
-    throw new AppError('rpc.unavailable', `No RPC upstream for ${opts.chain} answered; retry later`, {
-      details: { retry_after: opts.retryAfterSeconds, chain: opts.chain },
-      cause: new AggregateError(failures, `rpc ${opts.chain}: ${failures.map((f) => f.message).join('; ')}`),
-    });
+    throw unavailable(failures);
   }
 
-  return {
+  /** One upstream, no failover: the node every read of one decision comes from. */
+  function pinned(up: Upstream): RpcPool {
+    const view: RpcPool = {
+      chain: opts.chain,
+      pinnedTo: up.label,
+      async request(payload: unknown): Promise<unknown> {
+        try {
+          const answer = await attempt(up, JSON.stringify(payload));
+          up.breaker.success();
+          return answer;
+        } catch (e) {
+          up.breaker.failure();
+          throw unavailable([new Error(`${up.label}: ${(e as Error).message}`)]);
+        }
+      },
+      call: (method, params) => callVia(view.request, method, params),
+      pin: () => view,
+      status: () => pool.status(),
+    };
+    return view;
+  }
+
+  async function callVia<T>(send: (payload: unknown) => Promise<unknown>, method: string, params: unknown[] = []): Promise<T> {
+    const answer = (await send({ jsonrpc: '2.0', id: nextId++, method, params })) as JsonRpcResponse;
+    if (Array.isArray(answer)) throw new RpcCallError(-32603, 'upstream answered a single call with a batch');
+    if (answer.error) throw new RpcCallError(answer.error.code, answer.error.message, answer.error.data);
+    return answer.result as T;
+  }
+
+  const pool: RpcPool = {
     chain: opts.chain,
+    pinnedTo: null,
     request,
-    async call<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-      const answer = (await request({ jsonrpc: '2.0', id: nextId++, method, params })) as JsonRpcResponse;
-      if (Array.isArray(answer)) throw new RpcCallError(-32603, 'upstream answered a single call with a batch');
-      if (answer.error) throw new RpcCallError(answer.error.code, answer.error.message, answer.error.data);
-      return answer.result as T;
+    call: (method, params) => callVia(request, method, params),
+    pin() {
+      // The first upstream its breaker admits; with every breaker open, the one that failed longest ago.
+      const up =
+        upstreams.find((u) => u.breaker.tryAcquire()) ??
+        upstreams.reduce((a, b) => (b.breaker.lastFailureAt < a.breaker.lastFailureAt ? b : a));
+      return pinned(up);
     },
     status() {
       const now = Date.now();
       return upstreams.map((u) => ({ url: u.label, state: u.breaker.state(now), failures: u.breaker.failures }));
     },
   };
+  return pool;
 }
 
 /** A fetch error as text without the URL (Bun puts it in messages and in `path`). */

@@ -19,6 +19,15 @@ export interface RpcPool {
   request(payload: unknown): Promise<unknown>;
   /** Convenience: one call; throws RpcCallError when the answer is a JSON-RPC error. */
   call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /**
+   * A view of this pool bound to ONE upstream (the first whose breaker admits a call), with no
+   * failover: every read behind one verdict must come from the same node (contract section 14).
+   * A transport failure throws AppError rpc.unavailable; the caller abandons the decision and
+   * tries again next tick (a new pin may land on another upstream). `pin()` of a pin is itself.
+   */
+  pin(): RpcPool;
+  /** Label of the upstream a pinned view uses (null on the pool itself). */
+  readonly pinnedTo: string | null;
   /** Upstream health for /metrics and the dashboard. */
   status(): Array<{ url: string; state: 'closed' | 'open' | 'half_open'; failures: number }>;
 }

@@ -86,6 +86,10 @@ export const intents = sqliteTable(
     /** Persisted XState snapshot of the lifecycle actor, and the machine version that wrote it. */
     snapshot: text('snapshot').notNull(),
     machineVersion: integer('machine_version').notNull(),
+    /** Solana family: base58 32-byte reference key made at create (Solana Pay convention); null on EVM. */
+    solanaReference: text('solana_reference'),
+    /** JSON {txSignature, amount, amountBaseUnits, from, detectedAt} of money that arrived after the intent closed. */
+    latePayment: text('late_payment'),
   },
   (t) => [
     uniqueIndex('intents_id').on(t.id),
@@ -94,8 +98,100 @@ export const intents = sqliteTable(
     index('intents_account_reference').on(t.accountId, t.mode, t.reference),
     index('intents_live').on(t.state).where(sql`state IN ('created','pending','confirmed','dropped')`),
     uniqueIndex('intents_tx_signature').on(t.chain, t.txSignature),
+    uniqueIndex('intents_solana_reference').on(t.solanaReference).where(sql`solana_reference IS NOT NULL`),
   ],
 );
+
+/**
+ * Every transaction PayForge was told about for an intent (signed bytes, a txSignature, or a
+ * detected transfer), written BEFORE any broadcast: the write-ahead record that makes a submit
+ * crash-safe and that the watchers take their work from (contract sections 11 and 14).
+ */
+export const submissions = sqliteTable(
+  'submissions',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    intentId: text('intent_id').notNull(),
+    chain: text('chain').notNull(),
+    txSignature: text('tx_signature').notNull(),
+    /** Fee payer / sender recovered from the transaction. */
+    signer: text('signer').notNull(),
+    /** base64 signed bytes (rebroadcast as they are); null when known only by id or by detection. */
+    signedTransaction: text('signed_transaction'),
+    /** JSON watch facts (Solana lastValidBlockHeight, submit slot; EVM from, nonce, sinceBlock). */
+    watchData: text('watch_data'),
+    /** submit | txid | detected: how PayForge learned of it. */
+    source: text('source', { enum: ['submit', 'txid', 'detected'] }).notNull(),
+    /**
+     * sending: recorded, broadcast under way or its outcome unknown (counts as sent);
+     * sent: an upstream accepted it (or it was already on chain); rejected: refused for certain
+     * before reaching any mempool (the intent stays payable).
+     */
+    status: text('status', { enum: ['sending', 'sent', 'rejected'] }).notNull(),
+    /** The chain's last word on it, null while it can still change: landed | failed | dropped. */
+    outcome: text('outcome', { enum: ['landed', 'failed', 'dropped'] }),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('submissions_tx').on(t.chain, t.txSignature),
+    index('submissions_intent').on(t.intentId, t.seq),
+    index('submissions_open').on(t.status).where(sql`outcome IS NULL`),
+  ],
+);
+
+/** The ledger of transfers found on chain (contract section 11): matched, late or unmatched. */
+export const payments = sqliteTable(
+  'payments',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull(),
+    accountId: text('account_id').notNull(),
+    mode: text('mode', { enum: ['test', 'live'] }).notNull(),
+    chain: text('chain').notNull(),
+    token: text('token').notNull(),
+    tokenAddress: text('token_address').notNull(),
+    decimals: integer('decimals').notNull(),
+    amountBaseUnits: text('amount_base_units').notNull(),
+    fromAddress: text('from_address').notNull(),
+    toAddress: text('to_address').notNull(),
+    txSignature: text('tx_signature').notNull(),
+    intentId: text('intent_id'),
+    status: text('status', { enum: ['matched', 'late', 'unmatched'] }).notNull(),
+    reason: text('reason', { enum: ['intent_closed', 'amount_mismatch', 'ambiguous', 'duplicate', 'no_open_intent'] }),
+    detectedAt: integer('detected_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('payments_id').on(t.id),
+    // One transaction never makes two records.
+    uniqueIndex('payments_tx').on(t.chain, t.txSignature),
+    index('payments_account').on(t.accountId, t.mode, t.seq),
+    index('payments_intent').on(t.intentId),
+  ],
+);
+
+/** Detection scan positions per network (EVM last scanned block, Solana last seen signature per address). */
+export const chainCursors = sqliteTable(
+  'chain_cursors',
+  {
+    chain: text('chain').notNull(),
+    key: text('key').notNull(),
+    value: text('value').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chain, t.key] })],
+);
+
+/** Single-instance guard on SQLite (contract section 14): one row, a heartbeat, taken over when stale. */
+export const instanceLeases = sqliteTable('instance_leases', {
+  name: text('name').primaryKey(),
+  owner: text('owner').notNull(),
+  pid: integer('pid').notNull(),
+  host: text('host').notNull(),
+  startedAt: integer('started_at').notNull(),
+  heartbeatAt: integer('heartbeat_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+});
 
 export const events = sqliteTable(
   'events',

@@ -225,6 +225,8 @@ describe('EVM watcher', () => {
       },
       call: (m, p) => rpc.call(m, p),
       status: () => rpc.status(),
+      pinnedTo: null,
+      pin: () => countingPool,
     };
     await anvil.rpc('evm_setAutomine', [false]);
     const paid = [];

@@ -141,6 +141,8 @@ describe('polling', () => {
       chain: rpc.chain,
       request: (p) => rpc.request(p),
       status: () => rpc.status(),
+      pinnedTo: null,
+      pin: () => spy,
       call: (method, params) => {
         if (method === 'getSignatureStatuses') batches.push((params![0] as string[]).length);
         return rpc.call(method, params);
