@@ -15,7 +15,7 @@ import { AppError } from './domain/errors';
 import type { ChainFamily } from './domain/intent';
 import type { Services } from './intents/services';
 import { createScreener } from './screening/screener';
-import { findActiveKeyByHash } from './store/api-keys';
+import { findActiveKeyByHash, touchApiKeys } from './store/api-keys';
 import { openDb, type Db } from './store/db';
 import { createGroupCommitter } from './store/group-commit';
 import { createIdempotencyRepo } from './store/idempotency';
@@ -56,6 +56,20 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   let ready = false;
   // The caller resolved in onRequest, per request object: one key lookup per request.
   const callers = new WeakMap<Request, Caller>();
+  // Key use is remembered in memory and flushed every 30 s: `keys list` shows lastUsedAt
+  // without a durable write on every request's path.
+  const keyUses = new Map<string, number>();
+  const flushKeyUses = () => {
+    if (keyUses.size === 0) return;
+    try {
+      touchApiKeys(db, keyUses);
+    } catch (e) {
+      log('warn', 'recording key use failed', { error: String(e) });
+    }
+    keyUses.clear();
+  };
+  const keyUseTimer = setInterval(flushKeyUses, 30_000);
+  keyUseTimer.unref?.();
 
   const app = createApp({
     services,
@@ -65,6 +79,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     },
     caller(request) {
       const caller = callers.get(request) ?? authenticate(request.headers.get('authorization'), (h) => findActiveKeyByHash(db, h));
+      keyUses.set(caller.keyId, Date.now());
       const wait = limiter.take(caller.keyId);
       if (wait > 0) {
         throw new AppError('rate_limit.exceeded', 'Too many requests for this API key; slow down.', { details: { retry_after: wait } });
@@ -96,6 +111,8 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     },
     async stop(): Promise<void> {
       ready = false;
+      clearInterval(keyUseTimer);
+      flushKeyUses();
       await dispatcher.stop();
       await chainWatch.stop();
       committer.flush();

@@ -12,6 +12,8 @@ export interface ServerHandle {
   url: string;
   port: number;
   bootstrapKey: string | null;
+  /** The account bootstrap created (null when the database already had accounts). */
+  bootstrapAccount: string | null;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startServer(config: Config, opts: { bootstrap: boolean } &
     url,
     port: server.port!,
     bootstrapKey: boot?.testKey ?? null,
+    bootstrapAccount: boot?.accountId ?? null,
     async stop() {
       await server.stop();
       await core.stop();

@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../config';
 import type { Config } from '../config.types';
+import { listAccounts } from '../store/accounts';
 import { type Db, openDb } from '../store/db';
 
 /** Bad command line: printed with the usage text, exit code 2. */
@@ -59,3 +60,22 @@ export async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>):
 export function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
+
+/**
+ * The account a command acts on: --account when given; with exactly one account in the
+ * database it may be omitted (the bootstrap case), otherwise the user is told how to find it.
+ */
+export function accountOf(db: Db, values: Values): string {
+  const given = values.account;
+  if (typeof given === 'string' && given !== '') return given;
+  const all = listAccounts(db);
+  if (all.length === 1) return all[0]!.id;
+  throw new UsageError(
+    all.length === 0
+      ? 'Missing --account: the database has no account yet (payforge accounts create --name NAME)'
+      : `Missing --account: the database has ${all.length} accounts (payforge accounts list shows them)`,
+  );
+}
+
+/** Epoch ms as ISO 8601, null stays null (CLI lists show times the way the API does). */
+export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

@@ -9,32 +9,39 @@ export const USAGE = `usage: payforge <command> [options]
 commands:
   serve [--bootstrap] [--inspect] [--port N] [--host H]
   accounts create --name NAME [--plan free|pro]
-  keys create --account acct_... --mode test|live
+  accounts list [--json]
+  accounts set-plan [--account acct_...] --plan free|pro
+  keys create [--account acct_...] --mode test|live
+  keys list [--account acct_...] [--json]
   keys revoke <key-or-key-id>
-  webhooks set-endpoint --account acct_... --mode test|live --url URL
-  webhooks rotate-secret --account acct_... --mode test|live
+  webhooks set-endpoint [--account acct_...] --mode test|live --url URL
+  webhooks rotate-secret [--account acct_...] --mode test|live
   machine --json
   migrate
   health [--port N] [--host H]
 
-every command takes --db PATH and --config FILE (JSON or TOML);
+--account may be left out when the database has exactly one account;
+every command takes --db PATH and --config FILE (JSON or TOML) and prints JSON on stdout;
 environment: PAYFORGE_CONFIG, PAYFORGE_PORT, PAYFORGE_HOST, PAYFORGE_DB, PAYFORGE_ADMIN_TOKEN, PAYFORGE_LOG_LEVEL
 `;
 
 type Command = (argv: string[]) => Promise<void>;
 
 // Lazy imports keep short commands fast; literal paths so `bun build --compile` bundles them.
-const COMMANDS: Record<string, () => Promise<Command>> = {
+const COMMANDS = new Map<string, () => Promise<Command>>(Object.entries({
   serve: async () => (await import('./serve')).serve,
   'accounts create': async () => (await import('./accounts-create')).accountsCreate,
+  'accounts list': async () => (await import('./accounts-list')).accountsList,
+  'accounts set-plan': async () => (await import('./accounts-set-plan')).accountsSetPlan,
   'keys create': async () => (await import('./keys-create')).keysCreate,
+  'keys list': async () => (await import('./keys-list')).keysList,
   'keys revoke': async () => (await import('./keys-revoke')).keysRevoke,
   'webhooks set-endpoint': async () => (await import('./webhooks-set-endpoint')).webhooksSetEndpoint,
   'webhooks rotate-secret': async () => (await import('./webhooks-rotate-secret')).webhooksRotateSecret,
   machine: async () => (await import('./machine')).machine,
   migrate: async () => (await import('./migrate')).migrate,
   health: async () => (await import('./health')).health,
-};
+}));
 
 /** Runs one command line; resolves to the exit code (serve resolves once listening). */
 export async function run(argv: string[]): Promise<number> {
@@ -44,8 +51,9 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     const two = `${argv[0]} ${argv[1]}`;
-    const [name, rest] = COMMANDS[two] ? [two, argv.slice(2)] : [argv[0] ?? '', argv.slice(1)];
-    const load = COMMANDS[name];
+    // A Map, not an object: `payforge constructor` must be an unknown command, not Object's.
+    const [name, rest] = COMMANDS.has(two) ? [two, argv.slice(2)] : [argv[0] ?? '', argv.slice(1)];
+    const load = COMMANDS.get(name);
     if (!load) throw new UsageError(argv.length ? `Unknown command '${argv.slice(0, 2).join(' ')}'` : 'Missing command');
     await (await load())(rest);
     return 0;

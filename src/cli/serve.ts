@@ -1,5 +1,5 @@
 // `payforge serve [--bootstrap] [--inspect]`: run the HTTP server until SIGINT/SIGTERM.
-// stdout carries one JSON line (url, and the bootstrap test key when one was created).
+// stdout carries one JSON line (url, and the bootstrap account and test key when they were created).
 import { configFrom, parse, print } from './common';
 
 export async function serve(argv: string[]): Promise<void> {
@@ -17,9 +17,8 @@ export async function serve(argv: string[]): Promise<void> {
   // Loaded lazily: the other commands should not pay for Elysia and the actor runtime.
   const { startServer } = await import('../server');
   const server = await startServer(config, { bootstrap: values.bootstrap === true });
-  print(server.bootstrapKey ? { url: server.url, testKey: server.bootstrapKey } : { url: server.url });
-  process.stderr.write(`payforge: listening on ${server.url} (db ${config.db})\n`);
-
+  // Handlers before the URL is printed: a supervisor that stops us as soon as we answer must
+  // get a clean stop, not the default SIGTERM death (exit 143).
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -35,4 +34,13 @@ export async function serve(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  print(server.bootstrapKey ? { url: server.url, account: server.bootstrapAccount, testKey: server.bootstrapKey } : { url: server.url });
+  process.stderr.write(`payforge: listening on ${server.url} (db ${config.db})\n`);
+  if (values.bootstrap === true && !server.bootstrapKey) {
+    // A second start must not leave a newcomer wondering where the first key went.
+    process.stderr.write(
+      'payforge: the database already has accounts, so bootstrap created nothing; keys are shown only once, at creation.\n' +
+        'payforge: `payforge accounts list` and `payforge keys list` show what exists; `payforge keys create --mode test` makes a new key.\n',
+    );
+  }
 }

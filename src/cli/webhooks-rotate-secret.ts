@@ -1,13 +1,12 @@
 // `payforge webhooks rotate-secret --account --mode`: prints {secret}; the old one keeps
 // signing for webhooks.rotationOverlapSeconds.
 import { rotateSecret } from '../webhooks/rotate-secret';
-import { configFrom, oneOf, parse, print, required, withDb } from './common';
+import { accountOf, configFrom, oneOf, parse, print, required, withDb } from './common';
 
 export async function webhooksRotateSecret(argv: string[]): Promise<void> {
   const { values } = parse(argv, { account: { type: 'string' }, mode: { type: 'string' } });
-  const accountId = required(values, 'account');
   const mode = oneOf(required(values, 'mode'), 'mode', ['test', 'live'] as const);
   const config = configFrom(values);
-  const { secret } = await withDb(config, (db) => rotateSecret(db, config, { accountId, mode }));
+  const { secret } = await withDb(config, (db) => rotateSecret(db, config, { accountId: accountOf(db, values), mode }));
   print({ secret });
 }

@@ -33,3 +33,12 @@ export function getAccount(db: Db, id: string): Account | null {
 export function listAccounts(db: Db): Account[] {
   return db.orm.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.id)).all() as Account[];
 }
+
+/** Change an account's plan; refunds and webhook retry follow it on the next request. */
+export function setAccountPlan(db: Db, id: string, plan: Plan): Account {
+  if (!PLANS.includes(plan)) throw new AppError('request.invalid_param', 'plan must be free or pro', { param: 'plan' });
+  db.orm.update(accounts).set({ plan }).where(eq(accounts.id, id)).run();
+  const account = getAccount(db, id);
+  if (!account) throw new AppError('account.not_found', `no account ${id}`, { param: 'account' });
+  return account;
+}

@@ -2,7 +2,7 @@
 // findActiveKeyByHash is on every request's path, so it is one cached prepared statement.
 import { createHash } from 'node:crypto';
 import type { Statement } from 'bun:sqlite';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import { AppError } from '../domain/errors';
 import { newId, randomBase62 } from '../domain/ids';
 import type { Mode } from '../domain/intent';
@@ -27,6 +27,7 @@ export interface ApiKeyInfo {
   last4: string;
   createdAt: number;
   revokedAt: number | null;
+  lastUsedAt: number | null;
 }
 
 export function hashApiKey(key: string): string {
@@ -56,15 +57,32 @@ export function revokeApiKey(db: Db, keyOrId: string): ApiKeyInfo {
   db.orm.update(apiKeys).set({ revokedAt: Date.now() }).where(and(where, isNull(apiKeys.revokedAt))).run();
   const row = db.orm.select().from(apiKeys).where(where).get();
   if (!row) throw new AppError('key.not_found', 'no such API key', { param: 'key' });
-  return { id: row.id, accountId: row.accountId, mode: row.mode, last4: row.last4, createdAt: row.createdAt, revokedAt: row.revokedAt };
+  return {
+    id: row.id, accountId: row.accountId, mode: row.mode, last4: row.last4, createdAt: row.createdAt, revokedAt: row.revokedAt,
+    lastUsedAt: row.lastUsedAt,
+  };
 }
 
 export function listApiKeys(db: Db, accountId: string): ApiKeyInfo[] {
   return db.orm
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId, mode: apiKeys.mode, last4: apiKeys.last4, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .select({
+      id: apiKeys.id, accountId: apiKeys.accountId, mode: apiKeys.mode, last4: apiKeys.last4, createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt,
+    })
     .from(apiKeys)
     .where(eq(apiKeys.accountId, accountId))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
     .all();
+}
+
+/** Record when keys were last used: one short transaction for a batch of uses. */
+export function touchApiKeys(db: Db, uses: ReadonlyMap<string, number>): void {
+  if (uses.size === 0) return;
+  db.sqlite.transaction(() => {
+    for (const [id, at] of uses) {
+      db.orm.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
+    }
+  })();
 }
 
 // One prepared statement per open database; a WeakMap so a closed Db does not leak it.

@@ -23,6 +23,8 @@ export const apiKeys = sqliteTable(
     last4: text('last4').notNull(),
     createdAt: integer('created_at').notNull(),
     revokedAt: integer('revoked_at'),
+    /** Last request made with the key, flushed at most every 30 s (not a write per request). */
+    lastUsedAt: integer('last_used_at'),
   },
   (t) => [uniqueIndex('api_keys_hash').on(t.hash), index('api_keys_account').on(t.accountId)],
 );

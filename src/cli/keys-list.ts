@@ -1,0 +1,26 @@
+// `payforge keys list [--account acct_…] [--json]`: the account's keys with a recognisable
+// prefix, never the secret (only its hash is stored). lastUsedAt is flushed every ~30 s.
+import { getAccount } from '../store/accounts';
+import { listApiKeys } from '../store/api-keys';
+import { AppError } from '../domain/errors';
+import { accountOf, configFrom, isoOrNull, parse, print, withDb } from './common';
+
+export async function keysList(argv: string[]): Promise<void> {
+  const { values } = parse(argv, { account: { type: 'string' }, json: { type: 'boolean' } });
+  const keys = await withDb(configFrom(values), (db) => {
+    const account = accountOf(db, values);
+    if (!getAccount(db, account)) throw new AppError('account.not_found', `no account ${account}`, { param: 'account' });
+    return listApiKeys(db, account);
+  });
+  print(
+    keys.map((k) => ({
+      id: k.id,
+      account: k.accountId,
+      mode: k.mode,
+      prefix: `pk_${k.mode}_…${k.last4}`,
+      createdAt: isoOrNull(k.createdAt),
+      lastUsedAt: isoOrNull(k.lastUsedAt),
+      revokedAt: isoOrNull(k.revokedAt),
+    })),
+  );
+}
