@@ -16,6 +16,8 @@ commands:
   keys revoke <key-or-key-id>
   webhooks set-endpoint [--account acct_...] --mode test|live --url URL
   webhooks rotate-secret [--account acct_...] --mode test|live
+  webhooks replay [--account acct_...] --mode test|live --since TIME|15m
+  listen [--account acct_...] [--forward-to URL] [--port N] [--since TIME|15m]
   machine --json
   migrate
   health [--port N] [--host H]
@@ -38,6 +40,8 @@ const COMMANDS = new Map<string, () => Promise<Command>>(Object.entries({
   'keys revoke': async () => (await import('./keys-revoke')).keysRevoke,
   'webhooks set-endpoint': async () => (await import('./webhooks-set-endpoint')).webhooksSetEndpoint,
   'webhooks rotate-secret': async () => (await import('./webhooks-rotate-secret')).webhooksRotateSecret,
+  'webhooks replay': async () => (await import('./webhooks-replay')).webhooksReplay,
+  listen: async () => (await import('./listen')).listen,
   machine: async () => (await import('./machine')).machine,
   migrate: async () => (await import('./migrate')).migrate,
   health: async () => (await import('./health')).health,
