@@ -23,7 +23,7 @@ export interface ConfigFlags {
   host?: string;
   db?: string;
   config?: string;
-  inspect?: boolean;
+  inspect?: boolean | string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -97,7 +97,9 @@ export const ConfigSchema = obj({
     [Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')],
     { description: 'one of debug, info, warn, error' },
   ),
-  inspect: bool(),
+  inspect: Type.Union([Type.Boolean(), Type.String({ pattern: '^wss?://[^\\s]+$' })], {
+    description: 'true, false, or a ws:// (or wss://) URL of a local inspector',
+  }),
 });
 
 export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env, opts: LoadConfigOptions = {}): Config {

@@ -41,8 +41,8 @@ export interface Config {
   rpc: { timeoutMs: number; breakerFailures: number; breakerCooldownMs: number; retryAfterSeconds: number };
   adminToken: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
-  /** Connect actors to the Stately inspector (serve --inspect). */
-  inspect: boolean;
+  /** serve --inspect: false (off), true (the Sky inspector), or a ws:// URL of a local receiver. */
+  inspect: boolean | string;
 }
 
 export const DEFAULT_CONFIG: Config = {

@@ -7,6 +7,7 @@ import { errorResponse } from './api/errors';
 import { AppError } from './domain/errors';
 import { newId } from './domain/ids';
 import { createStatelyInspector } from './actors/inspector';
+import { createLogger } from './log';
 
 export interface ServerHandle {
   url: string;
@@ -18,8 +19,9 @@ export interface ServerHandle {
 }
 
 export async function startServer(config: Config, opts: { bootstrap: boolean } & CoreOptions): Promise<ServerHandle> {
-  const inspect = opts.inspect ?? (config.inspect ? await createStatelyInspector((m, f) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: m, ...f })}\n`)) : undefined);
-  const core = createCore(config, { ...opts, inspect });
+  const log = opts.log ?? createLogger(config.logLevel);
+  const inspect = opts.inspect ?? (config.inspect === false ? undefined : await createStatelyInspector(config.inspect, log));
+  const core = createCore(config, { ...opts, inspect, log });
   const boot = opts.bootstrap ? bootstrapIfEmpty(core.db) : null;
   const server = Bun.serve({
     port: config.port,

@@ -43,7 +43,7 @@ export function oneOf<T extends string>(value: string, name: string, allowed: re
 }
 
 /** The config from defaults, file, environment and the flags of this command line. */
-export function configFrom(values: Values, extra: { port?: string; host?: string; inspect?: boolean } = {}): Config {
+export function configFrom(values: Values, extra: { port?: string; host?: string; inspect?: boolean | string } = {}): Config {
   return loadConfig({ db: values.db as string | undefined, config: values.config as string | undefined, ...extra });
 }
 

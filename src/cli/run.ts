@@ -7,7 +7,7 @@ import { UsageError } from './common';
 export const USAGE = `usage: payforge <command> [options]
 
 commands:
-  serve [--bootstrap] [--inspect] [--port N] [--host H]
+  serve [--bootstrap] [--inspect [ws://host:port]] [--port N] [--host H]
   accounts create --name NAME [--plan free|pro]
   accounts list [--json]
   accounts set-plan [--account acct_...] --plan free|pro

@@ -1,18 +1,18 @@
-// `payforge serve [--bootstrap] [--inspect]`: run the HTTP server until SIGINT/SIGTERM.
+// `payforge serve [--bootstrap] [--inspect [ws://host:port]]`: run the HTTP server until SIGINT/SIGTERM.
 // stdout carries one JSON line (url, and the bootstrap account and test key when they were created).
 import { configFrom, parse, print } from './common';
 
 export async function serve(argv: string[]): Promise<void> {
-  const { values } = parse(argv, {
+  const { argv: rest, inspect } = takeInspect(argv);
+  const { values } = parse(rest, {
     bootstrap: { type: 'boolean' },
-    inspect: { type: 'boolean' },
     port: { type: 'string' },
     host: { type: 'string' },
   });
   const config = configFrom(values, {
     port: values.port as string | undefined,
     host: values.host as string | undefined,
-    inspect: values.inspect === true ? true : undefined,
+    inspect,
   });
   // Loaded lazily: the other commands should not pay for Elysia and the actor runtime.
   const { startServer } = await import('../server');
@@ -43,4 +43,25 @@ export async function serve(argv: string[]): Promise<void> {
         'payforge: `payforge accounts list` and `payforge keys list` show what exists; `payforge keys create --mode test` makes a new key.\n',
     );
   }
+}
+
+/**
+ * `--inspect` takes an optional value (`--inspect`, `--inspect ws://h:p`, `--inspect=ws://h:p`),
+ * which node:util's parseArgs cannot express: lift it out before the strict parse.
+ */
+function takeInspect(argv: string[]): { argv: string[]; inspect: boolean | string | undefined } {
+  const rest: string[] = [];
+  let inspect: boolean | string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--inspect') {
+      const next = argv[i + 1];
+      if (next !== undefined && /^wss?:\/\//.test(next)) {
+        inspect = next;
+        i++;
+      } else inspect = true;
+    } else if (a.startsWith('--inspect=')) inspect = a.slice('--inspect='.length);
+    else rest.push(a);
+  }
+  return { argv: rest, inspect };
 }
