@@ -1,5 +1,8 @@
-// Identifiers: a prefix plus random base62 characters (pi_, evt_, whd_, acct_, key_ ...).
-// Random, not sequential, so ids leak neither volume nor order across accounts.
+// Identifiers: a prefix plus base62 characters (pi_, evt_, whd_, acct_, key_ ...). Rows written
+// on the hot path (intents, events, deliveries) get TIME-ORDERED ids: 8 characters of the
+// millisecond clock then 16 random ones (~95 bits), so inserts append to the id indexes instead of
+// landing all over them; they reveal the creation time (as Stripe's ids do) but not volume, and
+// stay unguessable. Account and key ids stay fully random.
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -15,9 +18,27 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'pi' | 'evt' | 'whd' | 'acct' | 'key' | 'req';
+export type IdPrefix = 'pi' | 'evt' | 'whd' | 'pay' | 'acct' | 'key' | 'req';
 
-export function newId(prefix: IdPrefix, length = 24): string {
+/** Prefixes whose ids lead with the clock (insert-heavy tables, ordered by creation anyway). */
+const TIME_ORDERED: ReadonlySet<IdPrefix> = new Set(['pi', 'evt', 'whd', 'pay']);
+const TIME_CHARS = 8; // 62^8 ms ≈ 6,900 years from 1970
+
+/** The millisecond clock as fixed-width base62 (lexicographic order = time order). */
+export function base62Time(ms: number): string {
+  let n = Math.floor(ms);
+  let out = '';
+  for (let i = 0; i < TIME_CHARS; i++) {
+    out = ALPHABET[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+export function newId(prefix: IdPrefix, length = 24, now = Date.now()): string {
+  if (TIME_ORDERED.has(prefix) && length > TIME_CHARS + 12) {
+    return `${prefix}_${base62Time(now)}${randomBase62(length - TIME_CHARS)}`;
+  }
   return `${prefix}_${randomBase62(length)}`;
 }
 
