@@ -1,0 +1,138 @@
+// bench/boot: boot to /readyz and resident memory with many live intents, beside the same server
+// booting an empty database in the same run (the baseline: Bun start-up, module loading, migrations).
+// The database is made by a real server (one live and one cancelled intent through the API), then
+// those rows are cloned in SQLite: 100k live (and optionally 1M stored terminal) intents in seconds.
+// Usage: bun bench/boot/run.ts [--write]   BENCH_LIVE=100000 BENCH_STORED=1000000 (0 = skip that run)
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Database } from 'bun:sqlite';
+import { freePort, MAIN } from '../../test/support/cli';
+import { machine } from '../support/machine';
+import { writeResults } from '../support/results-md';
+
+const LIVE = Number(process.env.BENCH_LIVE ?? 100_000);
+const STORED = Number(process.env.BENCH_STORED ?? 1_000_000);
+const WRITE = process.argv.includes('--write');
+const REQUESTOR = '0x1111111111111111111111111111111111111111';
+
+interface Boot {
+  readyMs: number;
+  rssMiB: number;
+}
+
+/** Spawn `serve` on the file, time spawn → /readyz 200, read VmRSS once ready, stop it. */
+async function boot(db: string): Promise<Boot> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const proc = Bun.spawn([process.execPath, MAIN, 'serve', '--db', db, '--port', String(port)], {
+    env: { ...process.env, PAYFORGE_LOG_LEVEL: 'error' },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  });
+  try {
+    for (;;) {
+      if (performance.now() - t0 > 120_000) throw new Error('no /readyz within 120 s');
+      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);
+      if (ok) break;
+      await Bun.sleep(10);
+    }
+    const readyMs = performance.now() - t0;
+    await Bun.sleep(500); // let the allocator settle after rehydration
+    const status = await Bun.file(`/proc/${proc.pid}/status`).text();
+    const rssKiB = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
+    return { readyMs, rssMiB: rssKiB / 1024 };
+  } finally {
+    proc.kill('SIGTERM');
+    await proc.exited;
+  }
+}
+
+
+function clone(db: string, live: number, stored: number): void {
+  const sqlite = new Database(db);
+  const cols = (sqlite.query('PRAGMA table_info(intents)').all() as Array<{ name: string }>).map((c) => c.name).filter((c) => c !== 'seq' && c !== 'id' && c !== 'snapshot');
+  const copy = (state: string, n: number, tag: string) => {
+    const t = sqlite.query('SELECT id FROM intents WHERE state = ? LIMIT 1').get(state) as { id: string } | null;
+    if (!t) throw new Error(`no ${state} template intent`);
+    sqlite.run(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO intents (id, snapshot, ${cols.join(', ')})
+       SELECT 'pi_${tag}' || printf('%023d', n.i), replace(t.snapshot, t.id, 'pi_${tag}' || printf('%023d', n.i)), ${cols.map((c) => `t.${c}`).join(', ')}
+         FROM n, intents t WHERE t.id = ?`,
+      [n, t.id],
+    );
+  };
+  if (live > 1) copy('created', live - 1, 'L');
+  if (stored > 1) copy('cancelled', stored - 1, 'S');
+  sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
+  sqlite.close();
+}
+
+async function makeDb(live: number, stored: number): Promise<{ db: string; dir: string; bytesPerIntent: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'payforge-boot-'));
+  const db = join(dir, 'payforge.db');
+  // Bootstrap an account and key, then create the two template intents through the API.
+  const port = await freePort();
+  const proc = Bun.spawn([process.execPath, MAIN, 'serve', '--bootstrap', '--db', db, '--port', String(port)], {
+    env: { ...process.env, PAYFORGE_LOG_LEVEL: 'error' },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
+  const reader = proc.stdout.getReader();
+  let out = '';
+  while (!out.includes('\n')) out += new TextDecoder().decode((await reader.read()).value);
+  const { url, testKey } = JSON.parse(out.slice(0, out.indexOf('\n'))) as { url: string; testKey: string };
+  const h = { authorization: `Bearer ${testKey}`, 'content-type': 'application/json' };
+  const create = () =>
+    fetch(`${url}/v1/intents`, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '12.34', requestor: REQUESTOR, ttlSeconds: 604800, metadata: { order: 'bench' } }),
+    }).then((r) => r.json() as Promise<{ intent: { id: string } }>);
+  await create();
+  const c = await create();
+  await fetch(`${url}/v1/intents/${c.intent.id}/cancel`, { method: 'POST', headers: h });
+  proc.kill('SIGTERM');
+  await proc.exited;
+  clone(db, live, stored);
+  const rows = live + stored;
+  return { db, dir, bytesPerIntent: statSync(db).size / Math.max(1, rows) };
+}
+
+function emptyDb(): { db: string; dir: string; bytesPerIntent: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'payforge-boot-'));
+  return { db: join(dir, 'payforge.db'), dir, bytesPerIntent: 0 };
+}
+
+const runs: Array<{ name: string; live: number; stored: number; boot: Boot; bytesPerIntent: number }> = [];
+for (const [name, live, stored] of [
+  ['empty database (baseline)', 0, 0],
+  [`${LIVE.toLocaleString('en')} live`, LIVE, 0],
+  ...(STORED > 0 ? [[`${LIVE.toLocaleString('en')} live + ${STORED.toLocaleString('en')} stored`, LIVE, STORED] as const] : []),
+] as const) {
+  const { db, dir, bytesPerIntent } = live + stored === 0 ? emptyDb() : await makeDb(live, stored);
+  try {
+    await boot(db); // warm the page cache and run migrations once
+    const b = await boot(db);
+    runs.push({ name, live, stored, boot: b, bytesPerIntent });
+    console.log(name, b);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const base = runs[0]!;
+const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+const md = [
+  `Run ${date} · ${machine()}`,
+  'Spawn of `payforge serve` → first `/readyz` 200 (polled every 10 ms), second boot of each database (page cache warm); VmRSS 0.5 s after ready.',
+  '',
+  '| database | boot to /readyz ms | resident MiB | KiB per live intent (over baseline) | DB bytes per intent |',
+  '|---|---:|---:|---:|---:|',
+  ...runs.map((r) =>
+    `| ${r.name} | ${r.boot.readyMs.toFixed(0)} | ${r.boot.rssMiB.toFixed(1)} | ${r.live ? (((r.boot.rssMiB - base.boot.rssMiB) * 1024) / r.live).toFixed(2) : '—'} | ${r.bytesPerIntent ? r.bytesPerIntent.toFixed(0) : '—'} |`,
+  ),
+].join('\n');
+console.log(md);
+if (WRITE) console.log(`\nwritten to ${writeResults('boot', md)}`);
