@@ -45,11 +45,12 @@ export interface PageOpts {
 
 const CSS = `
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1c2330;background:#f5f6f8}
-header{background:#1c2330;color:#fff;display:flex;align-items:center;gap:18px;padding:10px 20px}
+header{background:#1c2330;color:#fff;display:flex;flex-wrap:wrap;align-items:center;gap:8px 18px;padding:10px 20px}
 header b{font-size:16px;margin-right:10px}header a{color:#c9d3e3;text-decoration:none}header a.on{color:#fff;font-weight:600}
 header form{margin-left:auto}main{padding:20px;max-width:1200px;margin:0 auto}
 h1{font-size:20px;margin:0 0 14px}h2{font-size:16px;margin:22px 0 8px}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde1e7}
+.scroll{overflow-x:auto;max-width:100%}select,input{max-width:100%}.scroll>table{min-width:max-content}
 th,td{text-align:left;padding:6px 9px;border-bottom:1px solid #eceff3;vertical-align:top}th{background:#f0f2f5;font-weight:600}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px;word-break:break-all}
 a{color:#1f5fbf}.muted{color:#6b7585}.card{background:#fff;border:1px solid #dde1e7;padding:12px 14px;margin-bottom:12px}
@@ -79,7 +80,7 @@ export function page(o: PageOpts): string {
     : html`<header><b>PayForge</b></header>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${o.title} · PayForge</title><style>${new Safe(CSS)}</style></head>
+<meta name="referrer" content="same-origin"><link rel="icon" href="data:,"><title>${o.title} · PayForge</title><style>${new Safe(CSS)}</style></head>
 <body>${header}<main>${o.body}</main><script nonce="${o.nonce}">${new Safe(JS)}</script></body></html>`.value;
 }
 

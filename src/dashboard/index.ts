@@ -47,7 +47,9 @@ function securityHeaders(nonce: string): Record<string, string> {
     'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // same-origin, not no-referrer: under no-referrer Chromium sends `Origin: null` on our own
+    // form posts, which the origin check must refuse. Other sites still get no Referer.
+    'referrer-policy': 'same-origin',
   };
 }
 
@@ -63,13 +65,19 @@ function redirect(location: string, extra: Record<string, string> = {}): Respons
 const disabled = () =>
   new Response(DISABLED_MESSAGE, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
 
-/** Same-origin check for POSTs: browsers send Origin (and Sec-Fetch-Site) on form posts. */
+/**
+ * Same-origin check for POSTs, as browsers send it. Sec-Fetch-Site (set by the browser, never by
+ * page script) decides when present: only same-origin (or none: typed by the user) passes. Origin,
+ * when present, must name this host; `Origin: null` (a sandboxed or opaque page) passes only when
+ * Sec-Fetch-Site vouches for it. Neither header: a non-browser client, for which the CSRF token
+ * (and for login, the admin token) is the guard.
+ */
 function sameOrigin(request: Request): boolean {
   const site = request.headers.get('sec-fetch-site');
-  if (site && site !== 'same-origin' && site !== 'none') return false;
+  if (site !== null && site !== 'same-origin' && site !== 'none') return false;
   const origin = request.headers.get('origin');
-  if (origin === null) return true; // non-browser clients; the CSRF token still has to match
-  if (origin === 'null') return false;
+  if (origin === null) return true;
+  if (origin === 'null') return site === 'same-origin';
   const host = request.headers.get('host') ?? new URL(request.url).host;
   try {
     return new URL(origin).host === host;

@@ -205,5 +205,5 @@ export function machineTable(current: string): Safe {
     (t) =>
       html`<tr class="${t.from === current ? 'lit' : ''}"><td>${t.from}</td><td><code>${t.event}</code>${t.guard ? html` <span class="muted">[${t.guard}]</span>` : null}</td><td>${t.to === t.from ? html`<span class="muted">(stays)</span>` : t.to}</td></tr>`,
   );
-  return html`<table><thead><tr><th>from</th><th>event</th><th>to</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<div class="scroll"><table><thead><tr><th>from</th><th>event</th><th>to</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }

@@ -38,8 +38,8 @@ export function accountsBody(accounts: Account[], counts: Map<string, number>): 
       html`<tr><td><a href="/dashboard/accounts/${enc(a.id)}"><code>${a.id}</code></a></td><td>${a.name}</td><td>${a.plan}</td><td>${counts.get(a.id) ?? 0}</td><td>${fmtTime(a.createdAt)}</td></tr>`,
   );
   return html`<h1>Accounts</h1>
-<table><thead><tr><th>id</th><th>name</th><th>plan</th><th>intents</th><th>created</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">No accounts yet: <code>payforge accounts create --name N</code>.</td></tr>`}</tbody></table>`;
+<div class="scroll"><table><thead><tr><th>id</th><th>name</th><th>plan</th><th>intents</th><th>created</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">No accounts yet: <code>payforge accounts create --name N</code>.</td></tr>`}</tbody></table></div>`;
 }
 
 export interface AccountView {
@@ -84,8 +84,8 @@ ${shown ? html`<div class="secret">Signing secret: <code class="revealed-secret"
 <dt>see</dt><dd><a href="/dashboard/intents?account=${enc(a.id)}">intents</a> · <a href="/dashboard/deliveries?account=${enc(a.id)}">webhook deliveries</a></dd></dl>
 <h2>API keys</h2>
 ${v.newKey ? html`<div class="secret">New ${v.newKey.mode} key, shown once (it is stored only as a hash): <code class="new-key">${v.newKey.key}</code></div>` : null}
-<table><thead><tr><th>id</th><th>mode</th><th>key</th><th>created</th><th>status</th><th></th></tr></thead>
-<tbody>${keyRows.length ? keyRows : html`<tr><td colspan="6" class="muted">No keys.</td></tr>`}</tbody></table>
+<div class="scroll"><table><thead><tr><th>id</th><th>mode</th><th>key</th><th>created</th><th>status</th><th></th></tr></thead>
+<tbody>${keyRows.length ? keyRows : html`<tr><td colspan="6" class="muted">No keys.</td></tr>`}</tbody></table></div>
 <div style="margin-top:8px"><form class="inline" method="post" action="${base}/keys">${csrfField(v.csrf)}<select name="mode"><option value="test">test</option><option value="live">live</option></select> <button>Create key</button></form></div>
 <h2>Webhook endpoints</h2><div class="row">${endpointCards}</div>`;
 }
@@ -112,8 +112,8 @@ export function intentsBody(rows: IntentListRow[], hasMore: boolean, f: IntentFi
 <label>account <select name="account">${opt('', 'any', !f.accountId)}${accounts.map((a) => opt(a.id, `${a.name} (${a.id})`, f.accountId === a.id))}</select></label>
 <label>mode <select name="mode">${opt('', 'any', !f.mode)}${opt('test', 'test', f.mode === 'test')}${opt('live', 'live', f.mode === 'live')}</select></label>
 <button>Filter</button></form>
-<table><thead><tr><th>id</th><th>state</th><th>amount</th><th>chain</th><th>mode</th><th>account</th><th>reference</th><th>created</th></tr></thead>
-<tbody>${trs.length ? trs : html`<tr><td colspan="8" class="muted">No intents match.</td></tr>`}</tbody></table>
+<div class="scroll"><table><thead><tr><th>id</th><th>state</th><th>amount</th><th>chain</th><th>mode</th><th>account</th><th>reference</th><th>created</th></tr></thead>
+<tbody>${trs.length ? trs : html`<tr><td colspan="8" class="muted">No intents match.</td></tr>`}</tbody></table></div>
 ${hasMore && last ? html`<p><a href="/dashboard/intents?${filterQs({ before: String(last.seq) })}">Older →</a></p>` : null}`;
 }
 
@@ -160,8 +160,8 @@ export function intentBody(intent: IntentRecord, timeline: TimelineEvent[]): Saf
 <div><h2 style="margin-top:0">Lifecycle</h2>${machineSvg(w.state)}
 <details><summary>Transitions (those from <b>${w.state}</b> lit)</summary>${machineTable(w.state)}</details></div></div>
 <h2>Event timeline</h2>
-<table class="timeline"><thead><tr><th>at</th><th>event</th><th>state after</th><th>event id</th><th>webhooks</th></tr></thead>
-<tbody>${events.length ? events : html`<tr><td colspan="5" class="muted">No events.</td></tr>`}</tbody></table>
+<div class="scroll"><table class="timeline"><thead><tr><th>at</th><th>event</th><th>state after</th><th>event id</th><th>webhooks</th></tr></thead>
+<tbody>${events.length ? events : html`<tr><td colspan="5" class="muted">No events.</td></tr>`}</tbody></table></div>
 <p><a href="/dashboard/deliveries?account=${enc(intent.accountId)}">Webhook deliveries of this account →</a></p>`;
 }
 
@@ -183,7 +183,7 @@ export function deliveriesBody(rows: DeliveryListRow[], hasMore: boolean, f: { s
   return html`<h1>Webhook deliveries</h1>${flash(done)}${errorBox(error)}
 <form method="get" action="/dashboard/deliveries" class="card">${f.accountId ? html`<input type="hidden" name="account" value="${f.accountId}">account <code>${f.accountId}</code> · ` : null}
 <label>status <select name="status">${opt('', 'any')}${opt('pending', 'pending')}${opt('delivered', 'delivered')}${opt('failed', 'failed')}</select></label> <button>Filter</button></form>
-<table><thead><tr><th>id</th><th>created</th><th>account</th><th>event</th><th>url</th><th>status</th><th>attempts</th><th>HTTP</th><th>last error</th><th>next / done</th><th></th></tr></thead>
-<tbody>${trs.length ? trs : html`<tr><td colspan="11" class="muted">No deliveries.</td></tr>`}</tbody></table>
+<div class="scroll"><table><thead><tr><th>id</th><th>created</th><th>account</th><th>event</th><th>url</th><th>status</th><th>attempts</th><th>HTTP</th><th>last error</th><th>next / done</th><th></th></tr></thead>
+<tbody>${trs.length ? trs : html`<tr><td colspan="11" class="muted">No deliveries.</td></tr>`}</tbody></table></div>
 ${hasMore ? html`<p><a href="/dashboard/deliveries?${q.toString()}">Older →</a></p>` : null}`;
 }

@@ -109,6 +109,19 @@ describe('dashboard', () => {
     expect(cross.headers.get('set-cookie')).toBeNull();
   });
 
+  it('judges the origin as browsers send it: Sec-Fetch-Site first, then Origin', async () => {
+    // Our own pages keep the Origin header meaningful (no-referrer made Chromium send "null").
+    expect((await browser(s.url).get('/dashboard')).headers.get('referrer-policy')).toBe('same-origin');
+    const attempt = (headers: Record<string, string>) => browser(s.url).post('/dashboard/login', { token: TOKEN }, headers);
+    expect((await attempt({ 'sec-fetch-site': 'same-origin' })).status).toBe(303);
+    expect((await attempt({ 'sec-fetch-site': 'same-origin', origin: 'null' })).status).toBe(303);
+    expect((await attempt({ 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await attempt({ 'sec-fetch-site': 'same-site' })).status).toBe(403);
+    // No Sec-Fetch-Site (an older browser): an opaque or foreign Origin is refused.
+    expect((await attempt({ origin: 'null' })).status).toBe(403);
+    expect((await attempt({ 'sec-fetch-site': 'same-origin', origin: 'https://evil.example' })).status).toBe(403);
+  });
+
   it('logs in with a signed HttpOnly SameSite=Strict cookie that does not hold the token', async () => {
     const { accountId } = s.account({ plan: 'pro', name: 'Acme shop' });
     const b = browser(s.url);
