@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/store/api-keys';
 import { openDb, type Db } from '../../src/store/db';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
-import { BASE_SEPOLIA, client, EVM_ADDR, EVM_ADDR2, intentBody, SOL_ADDR, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { BASE_SEPOLIA, client, EVM_ADDR2, intentBody, SOL_ADDR, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
 import { eventsOf, eventTypes, expectError } from '../support/api';
 
 let s: TestServer;

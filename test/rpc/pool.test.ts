@@ -1,7 +1,6 @@
 // The RPC pool against real local HTTP upstreams: answers, error passthrough, failover,
 // circuit breaker, the all-down refusal and batches.
 import { afterAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/domain/errors';
 import { createRpcPool, redactUrl } from '../../src/rpc/pool';
 import { RpcCallError } from '../../src/rpc/types';
 import { answering, deadUrl, slow, status, stopAll, upstream } from './servers';

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.types';
-import { AppError } from '../../src/domain/errors';
 import { createScreener } from '../../src/screening/screener';
 import { refusal } from '../support/errors';
 

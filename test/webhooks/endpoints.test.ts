@@ -1,6 +1,5 @@
 // set-endpoint, rotate-secret and the URL policy (SSRF refusals at set-endpoint time).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/domain/errors';
 import { rotateSecret } from '../../src/webhooks/rotate-secret';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import { classifyAddress, type Lookup } from '../../src/webhooks/url-policy';

@@ -2,7 +2,7 @@
 import type { Elysia } from 'elysia';
 import type { ApiDeps } from '../deps';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
 export function healthRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
   return app
     .get('/healthz', () => ({ status: 'ok' }), { detail: { tags: ['Operations'], summary: 'Liveness' } })

@@ -4,7 +4,7 @@ import { simulateTransition } from '../../intents/simulate-transition';
 import type { ApiDeps } from '../deps';
 import { IdParams, IntentResponse, SimulateBody } from '../intents/model';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
 export function testRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
   return app.post(
     '/v1/test/intents/:id/simulate',
