@@ -111,6 +111,18 @@ export interface ChainAdapter {
   /** Build the unsigned transaction. Throws AppError (token.unsupported_program, rpc.unavailable ...). */
   build(network: Network, rpc: RpcPool, intent: ChainIntent, fulfiller: string): Promise<BuildResult>;
   /**
+   * The intent's earlier build (from its stored buildData) when it can still land and was built
+   * for the same fulfiller (Solana: blockhash still valid; EVM: nonce unused), else null: build is
+   * idempotent, so a second independently valid payment is never handed out (contract 14).
+   */
+  reuseBuild?(
+    network: Network,
+    rpc: RpcPool,
+    intent: ChainIntent,
+    fulfiller: string,
+    buildData: Record<string, unknown> | null,
+  ): Promise<BuildResult | null>;
+  /**
    * Decode the base64 signed transaction and check it pays this intent.
    * Throws AppError request.invalid_param (param signedTransaction) for undecodable input,
    * transaction.mismatch when it does not pay the intent or the signer is not the fulfiller.

@@ -4,6 +4,7 @@ import type { ChainAdapter } from '../types';
 import { isValidAddress, normalizeAddress } from './address';
 import { broadcastSigned } from './broadcast';
 import { buildTransfer } from './build';
+import { reuseTransfer } from './reuse-build';
 import { verifyTransfer } from './verify';
 import { createEvmWatcher } from './watcher';
 
@@ -12,6 +13,7 @@ export const evmAdapter: ChainAdapter = {
   isValidAddress,
   normalizeAddress,
   build: (network, rpc, intent, fulfiller) => buildTransfer({ network, rpc, intent, fulfiller }),
+  reuseBuild: (network, rpc, intent, fulfiller, buildData) => reuseTransfer(network, rpc, intent, fulfiller, buildData),
   verifySubmission: (network, rpc, intent, signedTransactionBase64) =>
     verifyTransfer({ network, rpc, intent, signedTransactionBase64 }),
   broadcast: (_network, rpc, submission) => broadcastSigned(rpc, submission),

@@ -14,6 +14,19 @@ import { encodeTransfer } from './transfer';
 /** estimateGas is exact for the state it ran on; a margin absorbs state changes before inclusion. */
 const GAS_MARGIN_PERCENT = 125n;
 
+/** What an EVM build stores with the intent: enough to rebuild the very same unsigned bytes. */
+export interface EvmBuildData {
+  from: string;
+  nonce: number;
+  chainId: number;
+  gas: string;
+  gasEstimate: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+  baseFeePerGas: string;
+  l1FeeWei: string;
+}
+
 export type BuildInput = { network: Network; rpc: RpcPool; intent: ChainIntent; fulfiller: string };
 
 function need(o: RpcOutcome, what: string, chain: string): unknown {
@@ -78,26 +91,26 @@ export async function buildTransfer({ network, rpc, intent, fulfiller }: BuildIn
     }
   }
 
-  const fee = estimateFee(network, gasEstimate, baseFee + tip, l1Fee, intent.decimals);
+  return resultOf(network, intent, unsigned, {
+    from,
+    nonce,
+    chainId,
+    gas: gas.toString(),
+    gasEstimate: gasEstimate.toString(),
+    maxFeePerGas: maxFeePerGas.toString(),
+    maxPriorityFeePerGas: maxPriorityFeePerGas.toString(),
+    baseFeePerGas: baseFee.toString(),
+    l1FeeWei: l1Fee.toString(),
+  });
+}
+
+/** The build answer for an unsigned transaction and its stored facts (fresh build and reuse alike). */
+export function resultOf(network: Network, intent: ChainIntent, unsigned: Hex, buildData: EvmBuildData): BuildResult {
+  const price = BigInt(buildData.baseFeePerGas) + BigInt(buildData.maxPriorityFeePerGas);
+  const fee = estimateFee(network, BigInt(buildData.gasEstimate), price, BigInt(buildData.l1FeeWei), intent.decimals);
   return {
-    transaction: {
-      blob: hexToBase64(unsigned),
-      format: 'evm_eip1559',
-      ataRentLamports: null,
-      estimatedFeeLamports: null,
-      ...fee,
-    },
+    transaction: { blob: hexToBase64(unsigned), format: 'evm_eip1559', ataRentLamports: null, estimatedFeeLamports: null, ...fee },
     ataRentLamports: null,
-    buildData: {
-      from,
-      nonce,
-      chainId,
-      gas: gas.toString(),
-      gasEstimate: gasEstimate.toString(),
-      maxFeePerGas: maxFeePerGas.toString(),
-      maxPriorityFeePerGas: maxPriorityFeePerGas.toString(),
-      baseFeePerGas: baseFee.toString(),
-      l1FeeWei: l1Fee.toString(),
-    },
+    buildData: { ...buildData },
   };
 }

@@ -8,7 +8,7 @@ import type { Network } from '../../../src/chains/types';
 import { AppError } from '../../../src/domain/errors';
 import { formatAmount } from '../../../src/domain/money';
 import type { RpcPool } from '../../../src/rpc/types';
-import { DEV_KEYS, startAnvil, type Anvil } from '../../support/evm/anvil';
+import { DEV_KEYS, receiptOf, startAnvil, type Anvil } from '../../support/evm/anvil';
 import { b64ToHex, baseSepolia, hexToB64, intentFor, poolFor, signBlob } from '../../support/evm/chain';
 import { deployToken, installFakeGasPriceOracle, ownerClient, tokenAbi } from '../../support/evm/token';
 
@@ -122,6 +122,27 @@ describe('build', () => {
     expect(noGas.details).toMatchObject({ stage: 'balance', balance_wei: '0' });
   });
 
+  it('is idempotent: while the built nonce is unused, the same fulfiller gets the same bytes', async () => {
+    const intent = intentFor(network, 'USDC', { requestor, fulfiller: payer.address, amount: 4_200_000n });
+    const first = await evmAdapter.build(network, rpc, intent, payer.address);
+    // The chain moves on (fees, blocks) between the two builds: the answer does not.
+    await anvil.rpc('anvil_mine', ['0x3']);
+    const again = await evmAdapter.reuseBuild!(network, rpc, intent, payer.address.toLowerCase(), first.buildData);
+    expect(again).toEqual(first);
+    // Another fulfiller, or bytes from another family, never reuse.
+    expect(await evmAdapter.reuseBuild!(network, rpc, intent, stranger.address, first.buildData)).toBeNull();
+    expect(await evmAdapter.reuseBuild!(network, rpc, intent, payer.address, { blockhash: 'x', lastValidBlockHeight: 1 })).toBeNull();
+    expect(await evmAdapter.reuseBuild!(network, rpc, intent, payer.address, null)).toBeNull();
+
+    // Once that nonce is used (here by the payment itself), a build is a new one at the next nonce.
+    const v = await evmAdapter.verifySubmission(network, rpc, intent, await signBlob(payer, first.transaction.blob), first.buildData);
+    await evmAdapter.broadcast(network, rpc, v);
+    await receiptOf(anvil, v.txSignature);
+    expect(await evmAdapter.reuseBuild!(network, rpc, intent, payer.address, first.buildData)).toBeNull();
+    const next = await evmAdapter.build(network, rpc, intent, payer.address);
+    expect(next.buildData.nonce).toBe(Number(first.buildData.nonce) + 1);
+  });
+
   it('refuses a fulfiller that is not an EVM address', async () => {
     const intent = intentFor(network, 'USDC', { requestor, fulfiller: null, amount: 5n });
     const e = await expectAppError(evmAdapter.build(network, rpc, intent, '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'), 'request.invalid_param');
@@ -149,8 +170,7 @@ describe('verify and broadcast', () => {
 
     const [before, payerBefore] = [await balanceOf(requestor), await balanceOf(payer.address)];
     await evmAdapter.broadcast(network, rpc, v);
-    const receipt = await anvil.rpc<{ status: string } | null>('eth_getTransactionReceipt', [v.txSignature]);
-    expect(receipt?.status).toBe('0x1');
+    expect((await receiptOf(anvil, v.txSignature)).status).toBe('0x1');
     expect((await balanceOf(requestor)) - before).toBe(amount);
     expect(payerBefore - (await balanceOf(payer.address))).toBe(amount);
     // Again after it was mined: the node says "nonce too low", but it is our own transaction.

@@ -8,14 +8,15 @@ import type { ChainIntent, Network, VerifiedSubmission, Watcher } from '../../..
 import type { RpcPool } from '../../../src/rpc/types';
 import type { AppError } from '../../../src/domain/errors';
 import { DEV_KEYS, startAnvil, type Anvil } from '../../support/evm/anvil';
-import { baseSepolia, intentFor, poolFor, signBlob } from '../../support/evm/chain';
+import { baseSepolia, countingPool, intentFor, poolFor, signBlob, type CountingPool } from '../../support/evm/chain';
 import { observations, type Observations } from '../../support/evm/observe';
+import { waitFor } from '../../support/api';
 import { deployToken, ownerClient, tokenAbi } from '../../support/evm/token';
 
 let anvil: Anvil;
 let usdc: Hex;
 let network: Network;
-let rpc: RpcPool;
+let rpc: CountingPool;
 let obs: Observations;
 let watcher: Watcher;
 const payer = privateKeyToAccount(DEV_KEYS[3]);
@@ -55,8 +56,18 @@ beforeAll(async () => {
   anvil = await startAnvil('base');
   usdc = await deployToken(anvil, { [payer.address]: 10_000_000_000n });
   network = baseSepolia([anvil.url], usdc);
-  rpc = poolFor(network);
+  rpc = countingPool(poolFor(network));
 });
+
+/** Let the watcher read the chain as it is now for a few ticks (each tick pins one node). */
+async function ticks(n = 3) {
+  const seen = rpc.counted.pins;
+  const deadline = Date.now() + 10_000;
+  while (rpc.counted.pins < seen + n) {
+    if (Date.now() > deadline) throw new Error(`the watcher did not tick ${n} times`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 afterAll(async () => {
   await anvil?.stop();
 });
@@ -101,7 +112,7 @@ describe('EVM watcher', () => {
     expect(obs.of(intent.id)).toEqual(['finalized']);
   });
 
-  it('reports a reverted receipt as failed (revert)', async () => {
+  it('reports a reverted receipt as failed (revert) only once its block is at or below the finalized tag', async () => {
     start();
     const { intent, v } = await pay(5n, { broadcast: false });
     // Signed and verified, then the token blocks the payer (as USDC's blacklist can) before it lands.
@@ -113,6 +124,10 @@ describe('EVM watcher', () => {
     try {
       await evmAdapter.broadcast(network, rpc, v); // gas is in the signed bytes: nothing re-estimates
       follow(intent, v);
+      // Mined and reverted, but a reorg could still re-include it: nothing yet.
+      await ticks();
+      expect(obs.of(intent.id)).toEqual([]);
+      await anvil.rpc('anvil_mine', ['0x2']);
       const f = await obs.waitFor({ intentId: intent.id, type: 'failed' });
       expect(f).toMatchObject({ reason: 'revert', txSignature: v.txSignature });
       expect(obs.of(intent.id)).toEqual(['failed']);
@@ -138,7 +153,7 @@ describe('EVM watcher', () => {
     await obs.waitFor({ intentId: intent.id, type: 'confirmed', txSignature: v.txSignature });
   });
 
-  it('reports dropped when another transaction takes the nonce; a re-signed payment then confirms', async () => {
+  it('reports dropped once the transaction that took the nonce is final; a re-signed payment then confirms', async () => {
     start();
     await anvil.rpc('evm_setAutomine', [false]);
     const { intent, v } = await pay(6n);
@@ -146,6 +161,12 @@ describe('EVM watcher', () => {
     // The payer's wallet sends something else with the same nonce and higher fees: it replaces ours.
     await anvil.rpc('eth_sendRawTransaction', [await takeNonce(payer, Number(v.watchData.nonce))]);
     await anvil.rpc('evm_mine');
+    // The taker is one block deep: a reorg can still land ours, so we keep resending, nothing else.
+    const sentBefore = rpc.counted.methods.length;
+    await ticks(5);
+    expect(obs.of(intent.id)).toEqual([]);
+    expect(rpc.counted.methods.slice(sentBefore)).toContain('eth_sendRawTransaction');
+    await anvil.rpc('anvil_mine', ['0x2']);
     expect(await obs.waitFor({ intentId: intent.id, type: 'dropped' })).toEqual({
       type: 'dropped', intentId: intent.id, txSignature: v.txSignature,
     });
@@ -214,33 +235,70 @@ describe('EVM watcher', () => {
     expect(await anvil.rpc('eth_getTransactionReceipt', [v.txSignature])).not.toBeNull();
   });
 
-  it('follows many intents with one batched request per tick', async () => {
-    const counted = { requests: 0, batches: [] as number[] };
-    const countingPool: RpcPool = {
-      chain: rpc.chain,
-      request: (p) => {
-        counted.requests += 1;
-        if (Array.isArray(p)) counted.batches.push(p.length);
-        return rpc.request(p);
-      },
-      call: (m, p) => rpc.call(m, p),
-      status: () => rpc.status(),
-      pinnedTo: null,
-      pin: () => countingPool,
-    };
+  it('follows many intents with one batched request per tick, every read from one pinned node', async () => {
+    const pool = countingPool(poolFor(network));
     await anvil.rpc('evm_setAutomine', [false]);
     const paid = [];
     for (let i = 0; i < 5; i++) paid.push(await pay(BigInt(100 + i)));
-    start(baseSepolia([anvil.url], usdc, { rebroadcastIntervalMs: 60_000 }), countingPool);
+    start(baseSepolia([anvil.url], usdc, { rebroadcastIntervalMs: 60_000 }), pool);
     for (const p of paid) follow(p.intent, p.v);
     const deadline = Date.now() + 5_000;
-    while (counted.batches.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    // Each tick: one batch with head, finalized tag, 5 receipts and 1 sender nonce.
-    expect(counted.batches.length).toBeGreaterThanOrEqual(3);
-    expect(counted.requests).toBe(counted.batches.length);
-    expect(new Set(counted.batches)).toEqual(new Set([8]));
+    while (pool.counted.batches.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // Each tick: one batch with head, finalized tag, 5 receipts and 1 sender nonce, on one pin.
+    expect(pool.counted.batches.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(pool.counted.batches)).toEqual(new Set([8]));
+    expect(pool.counted.pooled).toBe(0); // no read fails over mid-decision
+    expect(pool.counted.pinned).toBe(pool.counted.batches.length);
+    expect(pool.counted.pins).toBeGreaterThanOrEqual(pool.counted.pinned);
     await anvil.rpc('evm_mine');
     for (const p of paid) await obs.waitFor({ intentId: p.intent.id, type: 'confirmed' });
+  });
+
+  it('follows a transaction known only by id (no bytes): never sends it, still reports it', async () => {
+    start();
+    await anvil.rpc('evm_setAutomine', [false]);
+    const { intent, v } = await pay(12n); // the payer's wallet broadcast it itself
+    watcher.watch({
+      intentId: intent.id, chain: network.chain, txSignature: v.txSignature, signedTransaction: null as unknown as string,
+      watchData: v.watchData, stage: 'pending', intent,
+    });
+    await anvil.rpc('anvil_dropTransaction', [v.txSignature]);
+    const sentBefore = rpc.counted.methods.length;
+    await ticks(5);
+    // Nonce unused, nothing to resend: it stays pending and the node never sees our copy.
+    expect(rpc.counted.methods.slice(sentBefore)).not.toContain('eth_sendRawTransaction');
+    expect(await anvil.rpc('eth_getTransactionByHash', [v.txSignature])).toBeNull();
+    expect(obs.of(intent.id)).toEqual([]);
+    await anvil.rpc('eth_sendRawTransaction', [`0x${Buffer.from(v.signedTransaction, 'base64').toString('hex')}`]);
+    await anvil.rpc('evm_mine');
+    await obs.waitFor({ intentId: intent.id, type: 'confirmed', txSignature: v.txSignature });
+  });
+
+  it('keeps re-reporting the latest verdict until unwatched, a reorg while the row still says confirmed', async () => {
+    obs = observations();
+    watcher = (await import('../../../src/chains/evm/watcher')).createEvmWatcher(network, rpc, obs.report, { repeatMs: 50 });
+    const { intent, v } = await pay(13n);
+    follow(intent, v);
+    // A runtime whose writes fail: the verdict keeps coming.
+    await waitFor(() => obs.of(intent.id).filter((t) => t === 'confirmed').length >= 3);
+    follow(intent, v, 'confirmed'); // the write landed: the runtime re-watches at the row's stage
+    await anvil.rpc('evm_setAutomine', [false]);
+    await anvil.rpc('anvil_reorg', [1, []]);
+    await obs.waitFor({ intentId: intent.id, type: 'reorged' });
+    // The reorg's write fails: the row still says confirmed, so the reorg is reported again.
+    await waitFor(() => obs.of(intent.id).filter((t) => t === 'reorged').length >= 3);
+    follow(intent, v, 'pending'); // now the row says pending: no more reorgs (each would be an event)
+    const n = obs.all.length;
+    await ticks(5);
+    expect(obs.all.slice(n + 1).filter((o) => o.type === 'reorged')).toEqual([]);
+    watcher.unwatch(intent.id);
+    const m = obs.of(intent.id).length;
+    // Another intent keeps the watcher ticking and repeating: the unwatched one is silent.
+    await anvil.rpc('evm_setAutomine', [true]);
+    const other = await pay(14n);
+    follow(other.intent, other.v);
+    await waitFor(() => obs.of(other.intent.id).filter((t) => t === 'confirmed').length >= 3);
+    expect(obs.of(intent.id).length).toBe(m);
   });
 
   it('survives an RPC outage and reports once the upstream is back; stop() ends polling', async () => {

@@ -6,7 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { evmAdapter } from '../../../src/chains/evm/adapter';
 import type { Network } from '../../../src/chains/types';
 import { AppError } from '../../../src/domain/errors';
-import { DEV_KEYS, startAnvil, type Anvil } from '../../support/evm/anvil';
+import { DEV_KEYS, receiptOf, startAnvil, type Anvil } from '../../support/evm/anvil';
 import { baseSepolia, intentFor, poolFor, signBlob } from '../../support/evm/chain';
 import { DEAD_URL, startProxy, type RpcProxy } from '../../support/evm/proxy';
 import { deployToken } from '../../support/evm/token';
@@ -62,7 +62,7 @@ describe('EVM adapter over a failing RPC', () => {
     await evmAdapter.broadcast(network, pool, v);
     expect(proxy.refused).toBeGreaterThan(0);
     expect(proxy.forwarded).toBe(0);
-    expect((await anvil.rpc<{ status: string }>('eth_getTransactionReceipt', [v.txSignature])).status).toBe('0x1');
+    expect((await receiptOf(anvil, v.txSignature)).status).toBe('0x1');
     expect(pool.status()[0]!.failures).toBeGreaterThan(0);
     proxy.mode = 'up';
   });

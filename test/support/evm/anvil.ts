@@ -79,3 +79,17 @@ export async function startAnvil(kind: AnvilKind, extraArgs: string[] = []): Pro
     },
   };
 }
+
+/**
+ * The receipt of `hash`, polled: with automine, eth_sendRawTransaction can answer before the
+ * block holding it is readable, so reading the receipt once right after a send is flaky.
+ */
+export async function receiptOf<T = { status: string; blockNumber: string }>(anvil: Anvil, hash: string, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await anvil.rpc<T | null>('eth_getTransactionReceipt', [hash]);
+    if (r) return r;
+    if (Date.now() > end) throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
+}

@@ -3,7 +3,7 @@
 import { parseTransaction, type Hex, type TransactionSerializableEIP1559 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createRpcPool } from '../../../src/rpc/pool';
-import type { RpcPool } from '../../../src/rpc/types';
+import { RpcCallError, type RpcPool } from '../../../src/rpc/types';
 import type { ChainIntent, Network } from '../../../src/chains/types';
 
 export function baseSepolia(rpc: string[], usdc: string, over: Partial<Network> = {}): Network {
@@ -54,4 +54,57 @@ export const hexToB64 = (hex: Hex): string => Buffer.from(hex.slice(2), 'hex').t
 export async function signBlob(account: PrivateKeyAccount, blob: string, change: Partial<TransactionSerializableEIP1559> = {}): Promise<string> {
   const tx = parseTransaction(b64ToHex(blob)) as TransactionSerializableEIP1559;
   return hexToB64(await account.signTransaction({ ...tx, ...change }));
+}
+
+/**
+ * A pool wrapper that counts what goes through it: requests on the pool itself (failover, sends)
+ * and through each pinned view (one node per decision), and the batch sizes.
+ */
+export interface CountingPool extends RpcPool {
+  counted: { pooled: number; pinned: number; pins: number; batches: number[]; methods: string[] };
+}
+
+export function countingPool(inner: RpcPool): CountingPool {
+  const counted = { pooled: 0, pinned: 0, pins: 0, batches: [] as number[], methods: [] as string[] };
+  const note = (p: unknown) => {
+    const calls = (Array.isArray(p) ? p : [p]) as Array<{ method: string }>;
+    if (Array.isArray(p)) counted.batches.push(p.length);
+    counted.methods.push(...calls.map((c) => c.method));
+  };
+  const pool: CountingPool = {
+    chain: inner.chain,
+    pinnedTo: null,
+    counted,
+    request: (p) => {
+      counted.pooled += 1;
+      note(p);
+      return inner.request(p);
+    },
+    call: (m, p) => pool.request({ jsonrpc: '2.0', id: 1, method: m, params: p ?? [] }).then(unwrap) as never,
+    status: () => inner.status(),
+    pin: () => {
+      counted.pins += 1;
+      const node = inner.pin();
+      const view: RpcPool = {
+        chain: inner.chain,
+        pinnedTo: node.pinnedTo,
+        request: (p) => {
+          counted.pinned += 1;
+          note(p);
+          return node.request(p);
+        },
+        call: (m, p) => view.request({ jsonrpc: '2.0', id: 1, method: m, params: p ?? [] }).then(unwrap) as never,
+        status: () => inner.status(),
+        pin: () => view,
+      };
+      return view;
+    },
+  };
+  return pool;
+}
+
+function unwrap(a: unknown): unknown {
+  const r = a as { result?: unknown; error?: { code: number; message: string } };
+  if (r.error) throw new RpcCallError(r.error.code, r.error.message);
+  return r.result;
 }

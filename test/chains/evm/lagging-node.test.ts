@@ -1,0 +1,81 @@
+// Contract 14, lagging-node guard: after a confirmed payment the pool fails over to a real second
+// anvil forked 8 blocks behind. A node below the receipt's block knows less, it has not seen a
+// reorg: no reorged (no confirmed -> pending -> confirmed events); finality arrives once back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { evmAdapter } from '../../../src/chains/evm/adapter';
+import type { Watcher } from '../../../src/chains/types';
+import { createRpcPool } from '../../../src/rpc/pool';
+import { waitFor } from '../../support/api';
+import { DEV_KEYS, startAnvil, type Anvil } from '../../support/evm/anvil';
+import { baseSepolia, intentFor, poolFor, signBlob } from '../../support/evm/chain';
+import { observations } from '../../support/evm/observe';
+import { startProxy, type RpcProxy } from '../../support/evm/proxy';
+import { deployToken } from '../../support/evm/token';
+
+let ahead: Anvil;
+let behind: Anvil | undefined;
+let toAhead: RpcProxy;
+let toBehind: RpcProxy | undefined;
+let usdc: Hex;
+let watcher: Watcher | undefined;
+const payer = privateKeyToAccount(DEV_KEYS[6]);
+const requestor = privateKeyToAccount(generatePrivateKey()).address;
+const headOf = async (a: Anvil) => Number(await a.rpc<string>('eth_blockNumber'));
+
+beforeAll(async () => {
+  ahead = await startAnvil('base');
+  usdc = await deployToken(ahead, { [payer.address]: 1_000_000n });
+  await ahead.rpc('anvil_mine', ['0xa']);
+  toAhead = await startProxy(ahead.url);
+}, 60_000);
+afterAll(async () => {
+  await watcher?.stop();
+  await toBehind?.stop();
+  await behind?.stop();
+  await toAhead?.stop();
+  await ahead?.stop();
+});
+
+describe('a node that is behind is never read as a reorg', () => {
+  it('fails over after confirmed to an upstream 8 blocks behind: no extra events, finalized once back', async () => {
+    const network = baseSepolia([ahead.url], usdc);
+    const direct = poolFor(network);
+    const intent = intentFor(network, 'USDC', { requestor, fulfiller: payer.address, amount: 250_000n });
+    const built = await evmAdapter.build(network, direct, intent, payer.address);
+    const v = await evmAdapter.verifySubmission(network, direct, intent, await signBlob(payer, built.transaction.blob), built.buildData);
+    await evmAdapter.broadcast(network, direct, v);
+    const seenIn = Number((await ahead.rpc<{ blockNumber: string }>('eth_getTransactionReceipt', [v.txSignature])).blockNumber);
+
+    // The second upstream: a real anvil forked from the first, 8 blocks below the receipt's block.
+    behind = await startAnvil('base', ['--fork-url', ahead.url, '--fork-block-number', String(seenIn - 8)]);
+    toBehind = await startProxy(behind.url);
+    expect(await headOf(behind)).toBe(seenIn - 8);
+    expect(await behind.rpc('eth_getTransactionReceipt', [v.txSignature])).toBeNull();
+
+    const pool = createRpcPool({
+      chain: network.chain, urls: [toAhead.url, toBehind.url], timeoutMs: 2_000,
+      breakerFailures: 1, breakerCooldownMs: 300, retryAfterSeconds: 1,
+    });
+    const obs = observations();
+    watcher = evmAdapter.createWatcher(network, pool, obs.report);
+    watcher.watch({
+      intentId: intent.id, chain: network.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction,
+      watchData: v.watchData, stage: 'pending', intent,
+    });
+    await obs.waitFor({ intentId: intent.id, type: 'confirmed' });
+
+    // The first upstream goes away: every decision is now read from the node that is behind.
+    toAhead.mode = 'down';
+    const seen = toBehind.forwarded;
+    await waitFor(() => toBehind!.forwarded >= seen + 6, 10_000, 'ticks on the lagging node');
+    expect(obs.of(intent.id)).toEqual(['confirmed']);
+
+    // Back on the node that is ahead: finality, and still no reorg in between.
+    toAhead.mode = 'up';
+    await ahead.rpc('anvil_mine', ['0x2']);
+    await obs.waitFor({ intentId: intent.id, type: 'finalized' }, 15_000);
+    expect(obs.of(intent.id)).toEqual(['confirmed', 'finalized']);
+  });
+});
