@@ -74,16 +74,20 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const app = createApp({
     services,
     db,
+    // Every authenticated request takes a rate token here, before its body is parsed or
+    // validated: malformed requests count against the key exactly like valid ones.
     checkKey(request) {
-      callers.set(request, authenticate(request.headers.get('authorization'), (h) => findActiveKeyByHash(db, h)));
-    },
-    caller(request) {
-      const caller = callers.get(request) ?? authenticate(request.headers.get('authorization'), (h) => findActiveKeyByHash(db, h));
+      const caller = authenticate(request.headers.get('authorization'), (h) => findActiveKeyByHash(db, h));
+      callers.set(request, caller);
       keyUses.set(caller.keyId, Date.now());
       const wait = limiter.take(caller.keyId);
       if (wait > 0) {
         throw new AppError('rate_limit.exceeded', 'Too many requests for this API key; slow down.', { details: { retry_after: wait } });
       }
+    },
+    caller(request) {
+      const caller = callers.get(request);
+      if (!caller) throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
       return caller;
     },
     wakeDispatcher: () => dispatcher.wake(),

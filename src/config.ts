@@ -209,7 +209,9 @@ function deepMerge(base: unknown, over: unknown): unknown {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     // defineProperty: a "__proto__" key from JSON stays a plain key (and fails validation).
-    Object.defineProperty(out, k, { value: deepMerge(base[k], v), enumerable: true, writable: true, configurable: true });
+    // Own keys only: a "constructor" key must not merge with Object.prototype's.
+    const under = Object.hasOwn(base, k) ? base[k] : undefined;
+    Object.defineProperty(out, k, { value: deepMerge(under, v), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

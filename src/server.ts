@@ -2,9 +2,8 @@
 import type { Config } from './config.types';
 import { bootstrapIfEmpty } from './bootstrap';
 import { createCore, type CoreOptions } from './compose';
-import { MAX_BODY_BYTES } from './api/app';
 import { errorResponse } from './api/errors';
-import { AppError } from './domain/errors';
+import { readCapped, tooLarge } from './api/json-body';
 import { newId } from './domain/ids';
 import { createStatelyInspector } from './actors/inspector';
 import { createLogger } from './log';
@@ -26,18 +25,17 @@ export async function startServer(config: Config, opts: { bootstrap: boolean } &
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    // The app answers 413 request.too_large (with the envelope) for declared sizes over 1 MiB;
-    // Bun's own, bare 413 only stops absurd bodies before they are buffered.
-    maxRequestBodySize: MAX_BODY_BYTES * 16,
+    // The app answers 413 request.too_large with the envelope: for a declared size before
+    // anything is read, for a chunked body as soon as the stream passes 1 MiB. Bun's own limit is
+    // set out of reach so that its bare 413 never answers first.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: async (req) => {
-      // A chunked body declares no size: buffer it (Bun caps it above) and measure it here, so
-      // the app's content-length check applies to every body.
-      if (req.body && !req.headers.has('content-length')) {
-        const body = await req.arrayBuffer();
-        if (body.byteLength > MAX_BODY_BYTES) {
-          return errorResponse(new AppError('request.too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`), newId('req', 20));
-        }
-        req = new Request(req.url, { method: req.method, headers: req.headers, body });
+      // /v1 bodies are read (bounded) by the app after authentication. Other surfaces use
+      // Elysia's parsers, so a chunked body there is measured here first.
+      if (req.body && !req.headers.has('content-length') && !new URL(req.url).pathname.startsWith('/v1/')) {
+        const body = await readCapped(req.body);
+        if (body === null) return errorResponse(tooLarge(), newId('req', 20));
+        req = new Request(req.url, { method: req.method, headers: req.headers, body: body as Uint8Array<ArrayBuffer> });
       }
       return core.app.handle(req);
     },
@@ -55,3 +53,4 @@ export async function startServer(config: Config, opts: { bootstrap: boolean } &
     },
   };
 }
+

@@ -1,25 +1,52 @@
 // createApp(deps): the whole HTTP surface. Every error leaves as the envelope of contract
 // section 10 from the one table in errors.ts; every response carries X-Request-Id.
 import { openapi } from '@elysiajs/openapi';
+import { Value } from '@sinclair/typebox/value';
 import { Elysia, ValidationError } from 'elysia';
 import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import type { ApiDeps } from './deps';
 import { errorResponse, internalError } from './errors';
+import { MAX_BODY_BYTES, readJsonBody, tooLarge } from './json-body';
 import { healthRoutes } from './health/index';
 import { intentRoutes } from './intents/index';
 import { testRoutes } from './test/index';
 import { webhookRoutes } from './webhooks/index';
 import { dashboardRoutes } from '../dashboard/index';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from './json-body';
+
+const isV1 = (path: string): boolean => path.startsWith('/v1/');
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const patternOf = (path: string): RegExp =>
+  new RegExp(`^${path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : escapeRe(seg))).join('/')}/?$`);
+
+/** Methods routed for each path pattern, for 405 + Allow on a known path with another method. */
+function methodTable(routes: ReadonlyArray<{ method: string; path: string }>): (path: string) => string[] {
+  const table = routes.map((r) => ({ method: r.method.toUpperCase(), re: patternOf(r.path) }));
+  return (path) => {
+    const methods = new Set(table.filter((r) => r.re.test(path)).map((r) => r.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
+  };
+}
+
+/** A readable reason for the first failure: enums list their values, a nullable field the inner rule. */
+function reasonOf(first: { message: string; schema: unknown; value: unknown }): string {
+  const schema = first.schema as { enum?: unknown[]; anyOf?: Array<{ type?: string; const?: unknown }> };
+  if (Array.isArray(schema.enum)) return `Expected one of ${schema.enum.join(', ')}`;
+  const inner = schema.anyOf?.filter((x) => x.type !== 'null');
+  if (inner?.length === 1) return Value.Errors(inner[0] as never, first.value).First()?.message ?? first.message;
+  return first.message;
+}
 
 function validationToAppError(e: ValidationError): AppError {
   const first = e.valueError;
   const path = first?.path?.replace(/^\//, '').replace(/\//g, '.') ?? '';
   const where = e.type === 'query' || e.type === 'params' || e.type === 'body' ? e.type : 'request';
   const param = path !== '' ? path : where === 'body' ? null : where;
-  const message = first ? `${path || where}: ${first.message}` : `Invalid ${where}.`;
+  const message = first ? `${path || where}: ${reasonOf(first)}` : `Invalid ${where}.`;
   return new AppError('request.invalid_param', message, { param });
 }
 
@@ -27,10 +54,14 @@ export function createApp(d: ApiDeps) {
   const requestIds = new WeakMap<Request, string>();
   const idOf = (r: Request) => requestIds.get(r) ?? 'req_unknown';
 
-  // encodeSchema off: responses are still checked against their schemas (compiled Check), but not
+  let allowedMethods: ((path: string) => string[]) | null = null;
+
+  // normalize off: Elysia would otherwise strip unknown fields (and "clean" a string into an
+  // object of characters) before validation; every body, query and response schema is exact, so
+  // an unknown field is a 400 naming it. encodeSchema off: responses are still checked against their schemas (compiled Check), but not
   // run through TypeBox's interpreted Encode, whose only transforms here are t.Integer's identity
   // encoders. It cost ~5% of a create request (bench/create).
-  const app = new Elysia({ normalize: true, encodeSchema: false })
+  const app = new Elysia({ normalize: false, encodeSchema: false })
     .use(
       openapi({
         path: '/docs',
@@ -58,9 +89,16 @@ export function createApp(d: ApiDeps) {
       const url = request.url;
       if (url.startsWith('/v1/', url.indexOf('/', url.indexOf('//') + 2))) d.checkKey(request);
       const len = Number(request.headers.get('content-length') ?? 0);
-      if (len > MAX_BODY_BYTES) {
-        return errorResponse(new AppError('request.too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`), id);
-      }
+      if (len > MAX_BODY_BYTES) return errorResponse(tooLarge(), id);
+    })
+    // /v1 bodies: JSON only, bounded, depth-checked, no "__proto__" (json-body.ts). Other surfaces
+    // (the dashboard's forms) keep Elysia's parsers.
+    .onParse(({ request, path }) => (isV1(path) ? readJsonBody(request) : undefined))
+    // An empty query value is the parameter left out (?limit=&starting_after= from a form or a
+    // template), not a malformed one.
+    .onTransform(({ query, path }) => {
+      if (!isV1(path) || !query) return;
+      for (const k of Object.keys(query)) if (query[k] === '') delete query[k];
     })
     .onError(({ code, error, request }) => {
       const id = idOf(request);
@@ -70,12 +108,29 @@ export function createApp(d: ApiDeps) {
         }
         return errorResponse(error, id);
       }
-      if (code === 'VALIDATION' && error instanceof ValidationError) return errorResponse(validationToAppError(error), id);
+      if (code === 'VALIDATION' && error instanceof ValidationError) {
+        if (error.type !== 'response') return errorResponse(validationToAppError(error), id);
+        // Our own answer does not match its schema: a bug, never the caller's fault.
+        d.log('error', 'response does not match its schema', { request_id: id, error: error.message.slice(0, 2000) });
+        return internalError(id);
+      }
       // Elysia wraps what a parser throws: our own refusal (too large) is the cause.
       const cause = (error as { cause?: unknown }).cause;
       if (code === 'PARSE' && cause instanceof AppError) return errorResponse(cause, id);
       if (code === 'PARSE') return errorResponse(new AppError('request.malformed_json', 'The request body is not valid JSON.'), id);
-      if (code === 'NOT_FOUND') return errorResponse(new AppError('route.not_found', `No route ${request.method} ${new URL(request.url).pathname}.`), id);
+      if (code === 'NOT_FOUND') {
+        const path = new URL(request.url).pathname;
+        allowedMethods ??= methodTable(app.routes);
+        const allow = allowedMethods(path);
+        if (allow.length > 0) {
+          return errorResponse(
+            new AppError('route.method_not_allowed', `${request.method} is not allowed on ${path}; use ${allow.join(', ')}.`, { details: { allow } }),
+            id,
+            { allow: allow.join(', ') },
+          );
+        }
+        return errorResponse(new AppError('route.not_found', `No route ${request.method} ${path}.`), id);
+      }
       d.log('error', 'unhandled error', { request_id: id, code: String(code), error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       return internalError(id);
     });

@@ -7,9 +7,12 @@ import type { Db } from '../store/db';
 export interface ApiDeps {
   services: Services;
   db: Db;
-  /** The request's caller, resolved once by checkKey, then rate-limited (throws AppError). */
+  /** The request's caller, as checkKey resolved it. */
   caller(request: Request): Caller;
-  /** Resolve the request's key before parsing (401 unless valid and unrevoked); remembered per request. */
+  /**
+   * Resolve the request's key before parsing (401 unless valid and unrevoked) and take one rate
+   * token (429); remembered per request.
+   */
   checkKey(request: Request): void;
   /** Wake the webhook dispatcher after queuing a delivery. */
   wakeDispatcher(): void;

@@ -38,6 +38,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   'account.not_found': 404,
   'key.not_found': 404,
   'internal.error': 500,
+  'request.unsupported_media_type': 415,
+  'route.method_not_allowed': 405,
 };
 
 export interface ErrorBody {

@@ -8,15 +8,16 @@ import { csrfField, enc, fmtTime, html, type Safe } from './html';
 import { machineSvg, machineTable } from './machine-svg';
 import type { DeliveryListRow, EndpointInfo, IntentFilter, IntentListRow, TimelineEvent } from './queries';
 
-export const FLASH: Record<string, string> = {
-  revoked: 'Key revoked. It answers 401 from now on.',
-  endpoint: 'Webhook endpoint saved.',
-  rotated: 'Secret rotated. The previous secret keeps signing during the overlap.',
-  retried: 'Retry queued: a new delivery of the same event is being sent.',
-};
+// A Map: ?done= comes from the URL, and ?done=constructor must find nothing.
+export const FLASH: ReadonlyMap<string, string> = new Map([
+  ['revoked', 'Key revoked. It answers 401 from now on.'],
+  ['endpoint', 'Webhook endpoint saved.'],
+  ['rotated', 'Secret rotated. The previous secret keeps signing during the overlap.'],
+  ['retried', 'Retry queued: a new delivery of the same event is being sent.'],
+]);
 
 export function flash(done: string | undefined): Safe | null {
-  const msg = done ? FLASH[done] : undefined;
+  const msg = done ? FLASH.get(done) : undefined;
   return msg ? html`<div class="flash">${msg}</div>` : null;
 }
 

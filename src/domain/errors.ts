@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   'account.not_found',
   'key.not_found',
   'internal.error',
+  'request.unsupported_media_type',
+  'route.method_not_allowed',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

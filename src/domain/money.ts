@@ -1,21 +1,43 @@
 // Exact money: bigint base units inside, decimal strings at the edge. No floats anywhere.
+import type { ChainFamily } from './intent';
 
 const DECIMAL_RE = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
+/**
+ * The largest amount a transfer instruction can carry on each family: EVM token transfers take a
+ * uint256, SPL Token's transferChecked a u64. An intent above it could never be paid (build failed).
+ */
+export const MAX_BASE_UNITS: ReadonlyMap<ChainFamily, bigint> = new Map<ChainFamily, bigint>([
+  ['evm', 2n ** 256n - 1n],
+  ['solana', 2n ** 64n - 1n],
+]);
+
+/**
+ * Longest amount string looked at: 2^256 - 1 has 78 digits; with a point and up to 100 decimals
+ * (trailing zeros allowed) no payable amount is longer. Checked before any regex or BigInt work,
+ * so a million-digit string costs nothing.
+ */
+export const MAX_AMOUNT_CHARS = 180;
+
 export type ParseAmountResult =
   | { ok: true; baseUnits: bigint }
-  | { ok: false; reason: 'format' | 'too_many_decimals' | 'not_positive' };
+  | { ok: false; reason: 'too_long' | 'format' | 'too_many_decimals' | 'not_positive' | 'too_large' };
 
-/** "12.34" with 6 decimals -> 12340000n. Refuses signs, exponents, spaces and excess precision. */
-export function parseAmount(amount: string, decimals: number): ParseAmountResult {
+/**
+ * "12.34" with 6 decimals -> 12340000n. Refuses signs, exponents, spaces, excess precision, and
+ * (when `max` is given) amounts above it.
+ */
+export function parseAmount(amount: string, decimals: number, max?: bigint): ParseAmountResult {
+  if (amount.length > MAX_AMOUNT_CHARS) return { ok: false, reason: 'too_long' };
   if (!DECIMAL_RE.test(amount)) return { ok: false, reason: 'format' };
   const [whole, frac = ''] = amount.split('.') as [string, string?];
   const fracDigits = frac ?? '';
   // Trailing zeros beyond the token's precision are harmless ("1.500000000" for 6 decimals).
   const trimmed = fracDigits.replace(/0+$/, '');
   if (trimmed.length > decimals) return { ok: false, reason: 'too_many_decimals' };
-  const baseUnits = BigInt(whole) * 10n ** BigInt(decimals) + BigInt((trimmed.padEnd(decimals, '0') || '0'));
+  const baseUnits = BigInt(whole) * 10n ** BigInt(decimals) + BigInt(trimmed.padEnd(decimals, '0') || '0');
   if (baseUnits <= 0n) return { ok: false, reason: 'not_positive' };
+  if (max !== undefined && baseUnits > max) return { ok: false, reason: 'too_large' };
   return { ok: true, baseUnits };
 }
 

@@ -5,7 +5,7 @@ import type { Caller } from '../domain/caller';
 import { AppError, invalidParam } from '../domain/errors';
 import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
-import { parseAmount } from '../domain/money';
+import { formatAmount, MAX_AMOUNT_CHARS, MAX_BASE_UNITS, parseAmount } from '../domain/money';
 import { FRESH_LIFECYCLE } from './fresh-intent';
 import { resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
 import type { Services } from './services';
@@ -76,15 +76,19 @@ export async function createIntent(s: Services, input: CreateIntentInput): Promi
   try {
     const network = resolveNetwork(s.chains, caller, body.chain);
     const token = resolveToken(network, body.token);
+    const symbol = body.token as string;
     if (typeof body.amount !== 'string') throw invalidParam('amount', 'amount must be a decimal string such as "12.34".');
-    const parsed = parseAmount(body.amount, token.decimals);
+    const max = MAX_BASE_UNITS.get(network.family)!;
+    const parsed = parseAmount(body.amount, token.decimals, max);
     if (!parsed.ok) {
       const why = {
+        too_long: `amount must be at most ${MAX_AMOUNT_CHARS} characters.`,
         format: 'amount must be a decimal string such as "12.34" (no sign, exponent or spaces).',
-        too_many_decimals: `amount has more than ${token.decimals} decimals, the precision of ${String(body.token)}.`,
+        too_many_decimals: `amount has more than ${token.decimals} decimals, the precision of ${symbol}.`,
         not_positive: 'amount must be greater than zero.',
+        too_large: `amount is more than a ${network.family === 'evm' ? 'uint256' : 'u64'} transfer can carry (${formatAmount(max, token.decimals)} ${symbol}).`,
       }[parsed.reason];
-      throw invalidParam('amount', why, { decimals: token.decimals });
+      throw invalidParam('amount', why, { decimals: token.decimals, ...(parsed.reason === 'too_large' ? { max: formatAmount(max, token.decimals) } : {}) });
     }
     if (body.direction !== undefined && body.direction !== 'request') throw invalidParam('direction', 'direction must be "request".');
     const requestor = resolveAddress(s.chains, network, 'requestor', body.requestor);
@@ -109,7 +113,7 @@ export async function createIntent(s: Services, input: CreateIntentInput): Promi
         accountId: caller.accountId,
         mode: caller.mode,
         chain: network.chain,
-        token: String(body.token),
+        token: symbol,
         tokenAddress: token.address,
         decimals: token.decimals,
         amountBaseUnits: parsed.baseUnits,

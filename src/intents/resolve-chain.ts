@@ -29,7 +29,8 @@ export function resolveNetwork(chains: ChainRegistry, caller: Caller, chain: unk
 
 export function resolveToken(network: Network, token: unknown): TokenConfig {
   if (typeof token !== 'string' || token.length === 0) throw invalidParam('token', 'token must be a token symbol such as USDC.');
-  const cfg = network.tokens[token];
+  // Own keys only: "constructor" or "__proto__" must be an unknown symbol, not Object.prototype's.
+  const cfg = Object.hasOwn(network.tokens, token) ? network.tokens[token] : undefined;
   if (!cfg) {
     throw new AppError('token.unavailable_on_chain', `Token ${token} is not available on ${network.chain}.`, {
       param: 'token',

@@ -7,17 +7,19 @@ import { ownedBy } from './load-intent';
 import type { Services } from './services';
 import { checkMetadata, checkReference } from './validate-intent-fields';
 
+const UPDATABLE = new Set(['updatedAt', 'reference', 'metadata']);
+
 export async function updateIntent(s: Services, caller: Caller, id: string, body: Record<string, unknown>): Promise<{ intent: PaymentIntentWire }> {
   for (const k of Object.keys(body)) {
-    if (!['updatedAt', 'reference', 'metadata'].includes(k)) throw invalidParam(k, `${k} cannot be updated.`);
+    if (!UPDATABLE.has(k)) throw invalidParam(k, `${k} cannot be updated (only reference and metadata).`);
   }
   if (typeof body.updatedAt !== 'string' || Number.isNaN(Date.parse(body.updatedAt))) {
     throw invalidParam('updatedAt', 'updatedAt is required: the intent\'s current updatedAt (ISO 8601).');
   }
   const expected = Date.parse(body.updatedAt);
   const fields: { reference?: string | null; metadata?: Record<string, string> } = {};
-  if ('reference' in body) fields.reference = checkReference(body.reference);
-  if ('metadata' in body) fields.metadata = checkMetadata(body.metadata);
+  if (Object.hasOwn(body, 'reference')) fields.reference = checkReference(body.reference);
+  if (Object.hasOwn(body, 'metadata')) fields.metadata = checkMetadata(body.metadata);
   ownedBy(caller, s.intents.get(id), id);
   const updated = await s.runtime.write((tx) => {
     const cur = ownedBy(caller, tx.get(id), id);

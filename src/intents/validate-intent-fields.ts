@@ -13,14 +13,16 @@ export function checkMetadata(v: unknown): Record<string, string> {
   if (typeof v !== 'object' || Array.isArray(v)) throw invalidParam('metadata', 'metadata must be an object of string values.');
   const entries = Object.entries(v as Record<string, unknown>);
   if (entries.length > 50) throw invalidParam('metadata', 'metadata may have at most 50 keys.');
-  const out: Record<string, string> = {};
+  // Built with defineProperty semantics (fromEntries): a "__proto__" or "constructor" key is an
+  // ordinary key here, never the object's prototype.
+  const out: Array<[string, string]> = [];
   for (const [k, val] of entries) {
-    if (k.length === 0 || k.length > 40) throw invalidParam(`metadata.${k}`, 'metadata keys must be 1 to 40 characters.');
+    if (k.length === 0 || k.length > 40) throw invalidParam(`metadata.${k.length > 64 ? `${k.slice(0, 64)}…` : k}`, 'metadata keys must be 1 to 40 characters.');
     if (typeof val !== 'string') throw invalidParam(`metadata.${k}`, 'metadata values must be strings.');
     if (val.length > 500) throw invalidParam(`metadata.${k}`, 'metadata values must be at most 500 characters.');
-    out[k] = val;
+    out.push([k, val]);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 export function checkTtl(v: unknown, bounds: { defaultTtlSeconds: number; minTtlSeconds: number; maxTtlSeconds: number }): number {

@@ -10,6 +10,7 @@ import { refundIntent } from '../../intents/refund-intent';
 import { submitTransaction } from '../../intents/submit-transaction';
 import { updateIntent } from '../../intents/update-intent';
 import type { ApiDeps } from '../deps';
+import { noBody } from '../json-body';
 import { parseLimit } from '../webhooks/index';
 import {
   BuildBody, BuildResponse, CreateIntentBody, IdParams, IntentResponse, ListIntentsQuery, ListIntentsResponse,
@@ -34,7 +35,7 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
         if (r.replayed) set.headers['idempotent-replayed'] = 'true';
         return r.body;
       },
-      { body: CreateIntentBody, response: { 201: IntentResponse }, detail: { tags, summary: 'Create a payment intent' } },
+      { body: CreateIntentBody, parse: 'json', response: { 201: IntentResponse }, detail: { tags, summary: 'Create a payment intent' } },
     )
     .get(
       '/v1/intents',
@@ -53,25 +54,25 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
     .patch(
       '/v1/intents/:id',
       ({ request, params, body }) => updateIntent(s, d.caller(request), params.id, body as Record<string, unknown>),
-      { params: IdParams, body: UpdateIntentBody, response: { 200: IntentResponse }, detail: { tags, summary: 'Update reference or metadata (optimistic concurrency on updatedAt)' } },
+      { params: IdParams, body: UpdateIntentBody, parse: 'json', response: { 200: IntentResponse }, detail: { tags, summary: 'Update reference or metadata (optimistic concurrency on updatedAt)' } },
     )
     .post('/v1/intents/:id/cancel', ({ request, params }) => cancelIntent(s, d.caller(request), params.id), {
-      params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'Cancel an intent in created' },
+      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse }, detail: { tags, summary: 'Cancel an intent in created' },
     })
     .post(
       '/v1/intents/:id/build',
       ({ request, params, body }) => buildTransaction(s, d.caller(request), params.id, body ?? {}),
-      { params: IdParams, body: BuildBody, response: { 200: BuildResponse }, detail: { tags, summary: 'Build the unsigned transaction for the fulfiller' } },
+      { params: IdParams, body: BuildBody, parse: 'json', response: { 200: BuildResponse }, detail: { tags, summary: 'Build the unsigned transaction for the fulfiller' } },
     )
     .post(
       '/v1/intents/:id/submit',
       ({ request, params, body }) => submitTransaction(s, d.caller(request), params.id, body),
-      { params: IdParams, body: SubmitBody, response: { 200: SubmitResponse }, detail: { tags, summary: 'Submit the signed transaction; broadcast; pending' } },
+      { params: IdParams, body: SubmitBody, parse: 'json', response: { 200: SubmitResponse }, detail: { tags, summary: 'Submit the signed transaction; broadcast; pending' } },
     )
     .post('/v1/intents/:id/detected', ({ request, params }) => markDetected(s, d.caller(request), params.id), {
-      params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'The fulfiller acknowledged audio receipt' },
+      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse }, detail: { tags, summary: 'The fulfiller acknowledged audio receipt' },
     })
     .post('/v1/intents/:id/refund', ({ request, params }) => refundIntent(s, d.caller(request), params.id), {
-      params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'Create a linked refund intent (pro plan)' },
+      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse }, detail: { tags, summary: 'Create a linked refund intent (pro plan)' },
     });
 }

@@ -1,7 +1,22 @@
 // Request and response schemas of the intents routes: they validate input types and generate
 // the OpenAPI document. Semantic rules (decimals, ttl bounds, addresses) live in the verbs.
+// Request schemas are exact: no unknown field (additionalProperties false), no coercion (a
+// string is never read as a number or an object), every string bounded before a verb parses it.
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
+import { MAX_AMOUNT_CHARS } from '../../domain/money';
 import { EVENT_TYPES, INTENT_STATES } from '../../domain/intent';
+
+/** A JSON integer only: Elysia's t.Integer also accepts (and converts) numeric strings. */
+const Int = (o: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(o);
+const Exact = { additionalProperties: false } as const;
+/** Longest address string of either family, with room (EVM 42, Solana base58 up to 44). */
+const ADDRESS_CHARS = 128;
+const Address = (description: string) => t.String({ maxLength: ADDRESS_CHARS, description });
+const Metadata = t.Record(t.String({ maxLength: 40 }), t.String({ maxLength: 500 }), {
+  maxProperties: 50,
+  description: 'At most 50 keys of 1 to 40 characters; string values of at most 500 characters',
+});
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
 
@@ -38,8 +53,8 @@ export const PaymentIntent = t.Object(
     pendingAtExpiry: t.Boolean(),
     txSignature: Nullable(t.String()),
     detectedAt: Nullable(Iso),
-    ataRentLamports: Nullable(t.Integer()),
-    ttlSeconds: t.Integer(),
+    ataRentLamports: Nullable(Int()),
+    ttlSeconds: Int(),
     confirmedAt: Nullable(Iso),
     finalizedAt: Nullable(Iso),
     metadata: t.Record(t.String(), t.String()),
@@ -55,54 +70,73 @@ export const IntentResponse = t.Object({ intent: PaymentIntent });
 export const Transaction = t.Object({
   blob: t.String({ description: 'base64 of the unsigned transaction' }),
   format: t.UnionEnum(['solana_v0_message', 'evm_eip1559']),
-  ataRentLamports: Nullable(t.Integer()),
-  estimatedFeeLamports: Nullable(t.Integer()),
+  ataRentLamports: Nullable(Int()),
+  estimatedFeeLamports: Nullable(Int()),
   estimatedFeeUsdc: Nullable(t.String()),
   estimatedFeeEth: Nullable(t.String()),
 });
 
-export const CreateIntentBody = t.Object({
-  chain: t.String({ description: 'CAIP-2 chain id', examples: ['eip155:84532'] }),
-  token: t.String({ examples: ['USDC'] }),
-  amount: t.String({ examples: ['12.34'] }),
-  requestor: t.String({ description: 'Wallet address that receives the payment' }),
-  reference: t.Optional(Nullable(t.String({ maxLength: 256 }))),
-  ttlSeconds: t.Optional(t.Integer()),
-  metadata: t.Optional(t.Record(t.String(), t.String())),
-  fulfiller: t.Optional(Nullable(t.String())),
-  direction: t.Optional(t.Literal('request')),
-  idempotencyKey: t.Optional(t.String()),
-});
+export const CreateIntentBody = t.Object(
+  {
+    chain: t.String({ maxLength: 64, description: 'CAIP-2 chain id', examples: ['eip155:84532'] }),
+    token: t.String({ maxLength: 64, examples: ['USDC'] }),
+    amount: t.String({
+      maxLength: MAX_AMOUNT_CHARS,
+      description: 'Decimal string > 0, at most the token\'s decimals; at most 2^256-1 base units on EVM, 2^64-1 on Solana',
+      examples: ['12.34'],
+    }),
+    requestor: Address('Wallet address that receives the payment'),
+    reference: t.Optional(Nullable(t.String({ maxLength: 256 }))),
+    ttlSeconds: t.Optional(Int({ description: 'Default 900; from 60 to 604800 (configurable)' })),
+    metadata: t.Optional(Metadata),
+    fulfiller: t.Optional(Nullable(Address('Wallet address that will pay'))),
+    direction: t.Optional(t.Literal('request')),
+    idempotencyKey: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+  },
+  Exact,
+);
 
-export const UpdateIntentBody = t.Object({
-  updatedAt: t.String({ description: 'The intent\'s current updatedAt (optimistic concurrency)' }),
-  reference: t.Optional(Nullable(t.String({ maxLength: 256 }))),
-  metadata: t.Optional(t.Record(t.String(), t.String())),
-});
+export const UpdateIntentBody = t.Object(
+  {
+    updatedAt: t.String({ maxLength: 64, description: 'The intent\'s current updatedAt (optimistic concurrency)' }),
+    reference: t.Optional(Nullable(t.String({ maxLength: 256 }))),
+    metadata: t.Optional(Metadata),
+  },
+  Exact,
+);
 
-export const ListIntentsQuery = t.Object({
-  // Parsed by hand (parseLimit) so that 0, 101 and "abc" all answer 400 with param limit.
-  limit: t.Optional(t.String({ description: 'Integer from 1 to 100, default 20', examples: ['20'] })),
-  starting_after: t.Optional(t.String()),
-  state: t.Optional(InputEnum(INTENT_STATES)),
-  reference: t.Optional(t.String()),
-});
+export const ListIntentsQuery = t.Object(
+  {
+    // Parsed by hand (parseLimit) so that 0, 101 and "abc" all answer 400 with param limit.
+    limit: t.Optional(t.String({ maxLength: 8, description: 'Integer from 1 to 100, default 20 (empty = default)', examples: ['20'] })),
+    starting_after: t.Optional(t.String({ maxLength: 64, description: 'An intent id (empty = from the newest)' })),
+    state: t.Optional(InputEnum(INTENT_STATES)),
+    reference: t.Optional(t.String({ maxLength: 256 })),
+  },
+  Exact,
+);
 
 export const ListIntentsResponse = t.Object({ intents: t.Array(PaymentIntent), hasMore: t.Boolean() });
 
-export const BuildBody = t.Object({ fulfiller: t.Optional(t.String()) });
+export const BuildBody = t.Object({ fulfiller: t.Optional(Address('Wallet address that will pay')) }, Exact);
 export const BuildResponse = t.Object({ intent: PaymentIntent, transaction: Transaction });
 
-export const SubmitBody = t.Object({
-  signedTransaction: t.String({ description: 'base64 of the signed transaction' }),
-  fulfiller: t.Optional(t.String()),
-});
+export const SubmitBody = t.Object(
+  {
+    signedTransaction: t.String({ maxLength: 262_144, description: 'base64 of the signed transaction' }),
+    fulfiller: t.Optional(Address('Wallet address that signed')),
+  },
+  Exact,
+);
 export const SubmitResponse = t.Object({ intent: PaymentIntent, txSignature: t.String() });
 
-export const SimulateBody = t.Object({
-  targetState: InputEnum(['confirmed', 'finalized', 'failed', 'expired', 'dropped']),
-  failureReason: t.Optional(InputEnum(['insufficient_balance', 'revert', 'slippage'], { description: 'Default revert' })),
-});
+export const SimulateBody = t.Object(
+  {
+    targetState: InputEnum(['confirmed', 'finalized', 'failed', 'expired', 'dropped']),
+    failureReason: t.Optional(InputEnum(['insufficient_balance', 'revert', 'slippage'], { description: 'Default revert' })),
+  },
+  Exact,
+);
 
 export const IdParams = t.Object({ id: t.String() });
 

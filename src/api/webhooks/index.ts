@@ -7,6 +7,7 @@ import { listDeliveries } from '../../webhooks/list-deliveries';
 import { listEvents } from '../../webhooks/list-events';
 import { retryDelivery } from '../../webhooks/retry-delivery';
 import type { ApiDeps } from '../deps';
+import { noBody } from '../json-body';
 import { EventEnvelope, IdParams } from '../intents/model';
 
 const Delivery = t.Object({
@@ -25,10 +26,17 @@ const Delivery = t.Object({
 });
 
 // Limits are parsed by hand so that "0", "101" or "abc" all get 400 with param limit.
-const LimitQuery = t.Object({ limit: t.Optional(t.String()), starting_after: t.Optional(t.String()) });
+const LimitQuery = t.Object(
+  {
+    limit: t.Optional(t.String({ maxLength: 8, description: 'Integer from 1 to 100, default 20 (empty = default)' })),
+    starting_after: t.Optional(t.String({ maxLength: 64, description: 'An id (empty = from the newest)' })),
+  },
+  { additionalProperties: false },
+);
 
+/** limit=1..100; absent or empty = 20 (an empty query value is the parameter left out). */
 export function parseLimit(raw: string | undefined): number {
-  if (raw === undefined) return 20;
+  if (raw === undefined || raw === '') return 20;
   const n = /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
   if (!(n >= 1 && n <= 100)) throw invalidParam('limit', 'limit must be an integer from 1 to 100.');
   return n;
@@ -55,7 +63,7 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
         set.status = 202;
         return { delivery };
       },
-      { params: IdParams, response: { 202: t.Object({ delivery: Delivery }) }, detail: { tags: ['Webhooks'], summary: 'Replay a delivery: a new delivery of the same event, sent at once (pro plan)' } },
+      { params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 202: t.Object({ delivery: Delivery }) }, detail: { tags: ['Webhooks'], summary: 'Replay a delivery: a new delivery of the same event, sent at once (pro plan)' } },
     )
     .get(
       '/v1/events',

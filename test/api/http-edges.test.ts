@@ -1,0 +1,90 @@
+// Issue 13 items 5 and 7 at the HTTP layer: 405 with Allow on known paths, empty query values as
+// absent, and the envelope on the size refusals the runtime lets us answer (README Decisions
+// lists what Bun answers itself).
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from '../support/api';
+import { intentBody, startTestServer, type ApiClient, type TestServer } from '../support/server';
+
+let s: TestServer;
+let api: ApiClient;
+let key: string;
+beforeAll(async () => {
+  s = await startTestServer();
+  key = s.account().key;
+  api = s.api(key);
+});
+afterAll(async () => s.stop());
+
+describe('405 route.method_not_allowed', () => {
+  it('a known path with an unrouted method: 405, Allow, the envelope', async () => {
+    const id = (await api.post('/v1/intents', intentBody())).body.intent.id;
+    const cases: Array<[string, string, string]> = [
+      ['DELETE', '/v1/intents', 'GET, HEAD, POST'],
+      ['PUT', `/v1/intents/${id}`, 'GET, HEAD, PATCH'],
+      ['DELETE', `/v1/intents/${id}`, 'GET, HEAD, PATCH'],
+      ['GET', `/v1/intents/${id}/cancel`, 'POST'],
+      ['PATCH', `/v1/test/intents/${id}/simulate`, 'POST'],
+      ['POST', '/v1/webhooks', 'GET, HEAD'],
+      ['POST', '/healthz', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const r = await api.req(method, path);
+      const e = expectError(r, 405, 'route.method_not_allowed');
+      expect(r.headers.get('allow'), `${method} ${path}`).toBe(allow);
+      expect(e.details.allow).toEqual(allow.split(', '));
+    }
+  });
+
+  it('an unknown path stays 404 route.not_found', async () => {
+    expectError(await api.req('DELETE', '/v1/nothing-here'), 404, 'route.not_found');
+    expectError(await api.get('/v1/intents/pi_x/nope'), 404, 'route.not_found');
+  });
+});
+
+describe('empty query values are absent', () => {
+  it('limit= and starting_after= on every list', async () => {
+    await api.post('/v1/intents', intentBody());
+    for (const path of ['/v1/intents?limit=&starting_after=', '/v1/intents?limit=', '/v1/intents?starting_after=&state=&reference=', '/v1/webhooks?limit=', '/v1/events?limit=&starting_after=']) {
+      const r = await api.get(path);
+      expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBe(200);
+    }
+    const all = (await api.get('/v1/intents?limit=&state=')).body.intents;
+    expect(all.length).toBeGreaterThan(0);
+    expect(all).toEqual((await api.get('/v1/intents')).body.intents);
+  });
+
+  it('non-empty bad values are still 400 naming the parameter', async () => {
+    expectError(await api.get('/v1/intents?limit=0'), 400, 'request.invalid_param', 'limit');
+    expectError(await api.get('/v1/webhooks?limit=abc'), 400, 'request.invalid_param', 'limit');
+    expectError(await api.get('/v1/intents?starting_after=pi_nope'), 400, 'request.invalid_param', 'starting_after');
+  });
+});
+
+describe('size refusals carry the envelope', () => {
+  it('a declared body far over any limit (64 MiB): 413 request.too_large with the envelope, nothing read', async () => {
+    // Raw socket: declare the size, send only the headers, and read the answer.
+    const url = new URL(s.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const sock = connect(Number(url.port), url.hostname, () => {
+        sock.write(
+          `POST /v1/intents HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{`,
+        );
+      });
+      let text = '';
+      sock.on('data', (d) => {
+        text += d.toString('latin1');
+        if (/\r\n\r\n[\s\S]*\}\}\s*$/.test(text)) {
+          sock.destroy();
+          resolve(text);
+        }
+      });
+      sock.on('error', reject);
+      sock.on('close', () => resolve(text));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n/i, '').replace(/\r\n0\r\n\r\n$/, '').trim());
+    expect(body.error.code).toBe('request.too_large');
+    expect(answer.toLowerCase()).toContain('x-request-id:');
+  });
+});
