@@ -1,5 +1,4 @@
 // Exact money: bigint base units inside, decimal strings at the edge. No floats anywhere.
-import type { ChainFamily } from './intent';
 
 const DECIMAL_RE = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
@@ -7,7 +6,9 @@ const DECIMAL_RE = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
  * The largest amount a transfer instruction can carry on each family: EVM token transfers take a
  * uint256, SPL Token's transferChecked a u64. An intent above it could never be paid (build failed).
  */
-export const MAX_BASE_UNITS: ReadonlyMap<ChainFamily, bigint> = new Map<ChainFamily, bigint>([
+// Keyed by chain family ('evm' | 'solana', as domain/intent's ChainFamily; written out to keep
+// money.ts free of imports).
+export const MAX_BASE_UNITS: ReadonlyMap<'evm' | 'solana', bigint> = new Map<'evm' | 'solana', bigint>([
   ['evm', 2n ** 256n - 1n],
   ['solana', 2n ** 64n - 1n],
 ]);
