@@ -13,7 +13,8 @@ import type { Config } from './config.types';
 import type { Caller } from './domain/caller';
 import { AppError } from './domain/errors';
 import type { ChainFamily } from './domain/intent';
-import type { Services } from './intents/services';
+import { reconcileSubmissions } from './intents/record-submission';
+import type { Services, SubmitFaults } from './intents/services';
 import { createScreener } from './screening/screener';
 import { findActiveKeyByHash, touchApiKeys } from './store/api-keys';
 import { openDb, type Db } from './store/db';
@@ -21,6 +22,7 @@ import { createGroupCommitter } from './store/group-commit';
 import { createIdempotencyRepo } from './store/idempotency';
 import { createIntentRepo } from './store/intents';
 import { createOutbox } from './store/outbox';
+import { createSubmissionRepo } from './store/submissions';
 import { createDispatcher } from './webhooks/dispatcher';
 import { renderMetrics } from './metrics';
 import { createLogger, type Log } from './log';
@@ -30,7 +32,12 @@ export interface CoreOptions {
   adapters?: Partial<Record<ChainFamily, ChainAdapter>>;
   inspect?: Parameters<typeof createRuntime>[0]['inspect'];
   log?: Log;
+  /** Test-only fault injection in submit (never reachable from config or HTTP). */
+  faults?: SubmitFaults;
 }
+
+/** How often `sending` submissions left by a failed commit are applied as sent. */
+const RECONCILE_INTERVAL_MS = 2_000;
 
 export function createCore(config: Config, opts: CoreOptions = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
@@ -40,6 +47,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const idempotency = createIdempotencyRepo(db.sqlite);
   const chains = createChainRegistry(config, { solana: solanaAdapter, evm: evmAdapter, ...opts.adapters });
   const screener = createScreener(config.screening);
+  const submissions = createSubmissionRepo(db.sqlite);
   const dispatcher = createDispatcher({ db, config, log });
   let runtime: Runtime;
   const chainWatch = createChainWatch(chains, intents, () => runtime, (msg, f) => log('warn', msg, f));
@@ -50,8 +58,17 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     onDeliveriesQueued: () => dispatcher.wake(),
     onWatch: (id, stage) => chainWatch.onWatch(id, stage),
     inspect: opts.inspect,
+    holdExpiry: (id) => submissions.hasSending(id),
   });
-  const services: Services = { config, runtime, intents, idempotency, chains, screener, inFlight: new Set() };
+  const services: Services = {
+    config, runtime, intents, idempotency, chains, screener, inFlight: new Set(),
+    submissions, broadcasting: new Set(), log, faults: opts.faults,
+  };
+  const reconcile = () =>
+    reconcileSubmissions(services)
+      .then((n) => n > 0 && log('warn', 'submissions reconciled as sent', { count: n }))
+      .catch((e) => log('error', 'submission reconciliation failed', { error: String(e) }));
+  let reconcileTimer: ReturnType<typeof setInterval> | null = null;
   const limiter = createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
   let ready = false;
   // The caller resolved in onRequest, per request object: one key lookup per request.
@@ -107,6 +124,11 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     log,
     /** Rehydrate live intents (expiring overdue ones), start the dispatcher. */
     boot(): number {
+      // Queued before any deadline can fire: a transaction recorded before a crash is applied
+      // as sent first, so its intent goes pending (and gets pendingAtExpiry), never expired.
+      void reconcile();
+      reconcileTimer = setInterval(() => void reconcile(), RECONCILE_INTERVAL_MS);
+      reconcileTimer.unref?.();
       const n = runtime.rehydrateLive();
       dispatcher.start();
       ready = true;
@@ -116,6 +138,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     async stop(): Promise<void> {
       ready = false;
       clearInterval(keyUseTimer);
+      if (reconcileTimer) clearInterval(reconcileTimer);
       flushKeyUses();
       await dispatcher.stop();
       await chainWatch.stop();

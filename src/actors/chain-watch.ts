@@ -53,8 +53,9 @@ export function createChainWatch(
     for (const [id, stage] of batch) {
       if (stage === null) continue;
       const row = intents.get(id);
-      // Simulated transitions have no transaction to follow.
-      if (!row || !row.txSignature || !row.signedTransaction) continue;
+      // Simulated transitions have no transaction to follow; a transaction known only by id
+      // (null bytes) is followed without rebroadcast.
+      if (!row || !row.txSignature) continue;
       registered.set(id, row.chain);
       watcherFor(row.chain).watch({
         intentId: id,

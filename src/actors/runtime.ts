@@ -25,7 +25,11 @@ export interface RuntimeDeps {
   /** Stately inspector hook (serve --inspect). */
   inspect?: (event: InspectionEvent) => void;
   now?: () => number;
+  /** True while a `sending` submission exists for the intent: its deadline waits (submit, B). */
+  holdExpiry?: (intentId: string) => boolean;
 }
+
+const EXPIRY_HOLD_MS = 2_000;
 
 /** Handed to write functions: everything here is synchronous and joins the caller's transaction. */
 export interface Tx {
@@ -82,6 +86,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     void runtime
       .write((tx) => {
         const cur = tx.get(intentId);
+        // A transaction for it is being broadcast (or was, before a crash): never expire it now;
+        // look again shortly, once the submit or reconciliation has moved it to pending.
+        if (cur && deps.holdExpiry?.(intentId)) {
+          deadlines.arm(intentId, tx.now + EXPIRY_HOLD_MS);
+          return null;
+        }
         return cur ? tx.apply(cur, { type: 'EXPIRE', at: tx.now }, 'ignore') : null;
       })
       .catch((e) => console.error(JSON.stringify({ level: 'error', msg: 'expiry failed', intentId, error: String(e) })));

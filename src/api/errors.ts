@@ -28,6 +28,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   'transaction.mismatch': 422,
   'transaction.rejected': 422,
   'transaction.already_submitted': 409,
+  'transaction.not_found': 422,
   'address.sanctions_match': 422,
   'screening.unavailable': 503,
   'rpc.unavailable': 503,

@@ -74,6 +74,17 @@ export interface VerifiedSubmission {
   watchData: Record<string, unknown>;
 }
 
+/** A transaction read from the chain by its id (submit by txSignature) that pays the intent. */
+export interface FetchedSubmission {
+  txSignature: string;
+  /** The fee payer / sender. */
+  signer: string;
+  /** JSON-safe watch facts (as VerifiedSubmission.watchData). */
+  watchData: Record<string, unknown>;
+  /** Where the node has it now; 'failed' = it landed and failed (it pays nothing). */
+  commitment: 'pending' | 'confirmed' | 'finalized' | 'failed';
+}
+
 /** What the watcher reports about one intent. The runtime ignores reports that do not apply. */
 export type ChainObservation =
   | { type: 'confirmed'; intentId: string; txSignature: string }
@@ -87,7 +98,9 @@ export interface WatchItem {
   intentId: string;
   chain: string;
   txSignature: string;
-  signedTransaction: string;
+  /** The exact signed bytes to rebroadcast; null when PayForge knows the transaction only by id
+   * (submit by txSignature, detection): follow it, never rebroadcast. */
+  signedTransaction: string | null;
   watchData: Record<string, unknown>;
   /** 'pending': look for confirmed/failed/dropped; 'confirmed': look for finalized or a reorg. */
   stage: 'pending' | 'confirmed';
@@ -134,6 +147,12 @@ export interface ChainAdapter {
     signedTransactionBase64: string,
     buildData: Record<string, unknown> | null,
   ): Promise<VerifiedSubmission>;
+  /**
+   * Read a transaction by id from ONE node and check it pays this intent exactly (as
+   * verifySubmission). Throws request.invalid_param (param txSignature) for a malformed id,
+   * transaction.not_found when the node does not know it, transaction.mismatch, rpc.unavailable.
+   */
+  fetchSubmitted(network: Network, rpc: RpcPool, intent: ChainIntent, txSignature: string): Promise<FetchedSubmission>;
   /** Send the signed bytes. Throws AppError transaction.rejected (RPC refused it) or rpc.unavailable. */
   broadcast(network: Network, rpc: RpcPool, submission: VerifiedSubmission): Promise<void>;
   /** One shared, batching watcher per network. */

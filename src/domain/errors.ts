@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'transaction.mismatch',
   'transaction.rejected',
   'transaction.already_submitted',
+  'transaction.not_found',
   'address.sanctions_match',
   'screening.unavailable',
   'rpc.unavailable',

@@ -1,11 +1,17 @@
-// Cancel: only from created (the machine refuses anything else with 409 intent.invalid_state).
+// Cancel: only from created (the machine refuses anything else with 409 intent.invalid_state),
+// and never while a transaction for it is being broadcast (it may land).
 import type { Caller } from '../domain/caller';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { ownedBy } from './load-intent';
+import { inProgress } from './record-submission';
 import type { Services } from './services';
 
 export async function cancelIntent(s: Services, caller: Caller, id: string): Promise<{ intent: PaymentIntentWire }> {
   ownedBy(caller, s.intents.get(id), id);
-  const intent = await s.runtime.write((tx) => tx.apply(ownedBy(caller, tx.get(id), id), { type: 'CANCEL', at: tx.now }, 'throw')!);
+  const intent = await s.runtime.write((tx) => {
+    const cur = ownedBy(caller, tx.get(id), id);
+    if (s.submissions.hasSending(id)) throw inProgress(id);
+    return tx.apply(cur, { type: 'CANCEL', at: tx.now }, 'throw')!;
+  });
   return { intent: toWire(intent) };
 }

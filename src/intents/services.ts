@@ -6,6 +6,8 @@ import type { Config } from '../config.types';
 import type { Screener } from '../screening/screener';
 import type { IdempotencyRepo } from '../store/idempotency';
 import type { IntentRepo } from '../store/intents';
+import type { SubmissionRepo } from '../store/submissions';
+import type { Log } from '../log';
 
 export interface Services {
   config: Config;
@@ -16,4 +18,16 @@ export interface Services {
   screener: Screener;
   /** Idempotency keys of create requests still in flight (account:mode:key). */
   inFlight: Set<string>;
+  /** Write-ahead records of transactions told to PayForge (contract 11, crash windows). */
+  submissions: SubmissionRepo;
+  /** chain + txSignature of broadcasts under way in this process: reconciliation skips them. */
+  broadcasting: Set<string>;
+  log: Log;
+  /** Test-only fault injection (createCore option, never from config or HTTP). */
+  faults?: SubmitFaults;
+}
+
+export interface SubmitFaults {
+  /** Runs inside the write that records a broadcast as sent; throwing makes that commit fail. */
+  afterBroadcast?: (intentId: string) => void;
 }

@@ -1,13 +1,16 @@
-// Submit the signed transaction: decode and check it pays this intent, screen the signer,
-// broadcast through the RPC pool, then one write moves the intent to pending with the bytes the
-// watcher rebroadcasts. Idempotent on the signature; one submit per intent at a time, so a
-// second, different transaction is refused before it is ever broadcast.
+// Submit the signed transaction: check it pays this intent, screen the signer, then ONE write
+// re-reads the intent, checks it is payable at that instant and records the transaction
+// `sending` (write-ahead); only after that commit is it broadcast, and a second write moves the
+// intent to pending. A second, different transaction is refused before it is ever broadcast.
 import type { Caller } from '../domain/caller';
 import { AppError, invalidParam } from '../domain/errors';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
+import { RpcUnavailableError } from '../rpc/types';
 import { chainIntent, checkPayable, resolveFulfiller } from './build-transaction';
 import { ownedBy } from './load-intent';
+import { applySent, broadcastKey, claimSubmission } from './record-submission';
 import type { Services } from './services';
+import { submitByTxSignature } from './submit-by-tx-signature';
 
 export interface SubmitTransactionResult {
   intent: PaymentIntentWire;
@@ -15,14 +18,23 @@ export interface SubmitTransactionResult {
 }
 
 const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
-const submitting = new Set<string>();
+
+/** A broadcast failure that proves no upstream received the bytes: the intent stays payable. */
+function definitelyNotSent(e: unknown): boolean {
+  if (e instanceof RpcUnavailableError) return !e.mayHaveReached;
+  return e instanceof AppError && e.code === 'transaction.rejected';
+}
 
 export async function submitTransaction(
   s: Services,
   caller: Caller,
   id: string,
-  body: { signedTransaction?: unknown; fulfiller?: unknown },
+  body: { signedTransaction?: unknown; txSignature?: unknown; fulfiller?: unknown },
 ): Promise<SubmitTransactionResult> {
+  if ((body.signedTransaction === undefined) === (body.txSignature === undefined)) {
+    throw invalidParam('txSignature', 'Give exactly one of signedTransaction (the signed bytes) or txSignature (the id of a sent transaction).');
+  }
+  if (body.txSignature !== undefined) return submitByTxSignature(s, caller, id, body.txSignature, body.fulfiller);
   const raw = body.signedTransaction;
   if (typeof raw !== 'string' || raw.length === 0 || raw.length % 4 !== 0 || !BASE64_RE.test(raw)) {
     throw invalidParam('signedTransaction', 'signedTransaction must be the base64-encoded signed transaction.');
@@ -37,35 +49,43 @@ export async function submitTransaction(
   const { fulfiller } = resolveFulfiller(s, cur, body.fulfiller);
   const verified = await adapter.verifySubmission(network, pool, chainIntent(cur, fulfiller), raw, cur.buildData);
   if (verified.txSignature === cur.txSignature) return { intent: toWire(cur), txSignature: verified.txSignature };
-  const other = s.intents.findByTxSignature(cur.chain, verified.txSignature);
-  if (other) {
-    throw new AppError('transaction.already_submitted', 'This transaction was already submitted for another intent.', {
-      param: 'signedTransaction',
-      details: { tx_signature: verified.txSignature },
-    });
-  }
-  checkPayable(cur, Date.now());
-  if (submitting.has(id)) {
-    throw new AppError('idempotency.in_progress', 'Another submit for this intent is in progress; retry shortly.', {
-      details: { intent_id: id },
-    });
-  }
-  submitting.add(id);
+  await s.screener.screen([{ address: verified.signer, param: 'fulfiller', family: network.family }]);
+
+  const key = broadcastKey(cur.chain, verified.txSignature);
+  if (s.broadcasting.has(key)) throw new AppError('idempotency.in_progress', 'This transaction is being submitted; retry shortly.', { details: { intent_id: id } });
+  // Marked before the claim commits, so reconciliation never takes a live broadcast for a dead one.
+  s.broadcasting.add(key);
   try {
-    await s.screener.screen([{ address: verified.signer, param: 'fulfiller', family: network.family }]);
-    await adapter.broadcast(network, pool, verified);
-    const intent = await s.runtime.write((tx) => {
-      const now = ownedBy(caller, tx.get(id), id);
-      if (now.txSignature === verified.txSignature) return now;
-      checkPayable(now, tx.now);
-      return tx.apply(now, { type: 'SUBMIT', at: tx.now, txSignature: verified.txSignature }, 'throw', {
-        fulfiller: now.fulfiller ?? adapter.normalizeAddress(verified.signer),
+    const claim = await s.runtime.write((tx) =>
+      claimSubmission(tx, s, caller, id, {
+        chain: cur.chain,
+        txSignature: verified.txSignature,
+        signer: adapter.normalizeAddress(verified.signer),
         signedTransaction: verified.signedTransaction,
         watchData: verified.watchData,
-      })!;
+        source: 'submit',
+      }, 'signedTransaction'),
+    );
+    if (claim.kind === 'done') return { intent: toWire(claim.intent), txSignature: verified.txSignature };
+
+    try {
+      await adapter.broadcast(network, pool, verified);
+    } catch (e) {
+      if (!definitelyNotSent(e)) {
+        // Timeout or 5xx after the bytes left: it counts as sent; the watcher rebroadcasts and decides.
+        s.log('warn', 'broadcast outcome unknown; recorded as sent', { intent_id: id, tx_signature: verified.txSignature, error: String(e) });
+      } else {
+        await s.runtime.write((tx) => s.submissions.markRejected(cur.chain, verified.txSignature, tx.now));
+        throw e;
+      }
+    }
+    const intent = await s.runtime.write((tx) => {
+      s.faults?.afterBroadcast?.(id);
+      const row = s.submissions.findByTx(cur.chain, verified.txSignature)!;
+      return applySent(tx, s, row)!;
     });
-    return { intent: toWire(intent), txSignature: verified.txSignature };
+    return { intent: toWire(ownedBy(caller, intent, id)), txSignature: verified.txSignature };
   } finally {
-    submitting.delete(id);
+    s.broadcasting.delete(key);
   }
 }

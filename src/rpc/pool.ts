@@ -3,7 +3,7 @@
 // Upstream URLs often carry API keys, so errors and status() only ever show a redacted label.
 import { AppError } from '../domain/errors';
 import { createBreaker, type Breaker } from './breaker';
-import { RpcCallError, type JsonRpcResponse, type RpcPool } from './types';
+import { RpcCallError, RpcUnavailableError, type JsonRpcResponse, type RpcPool } from './types';
 
 export interface RpcPoolOptions {
   chain: string;
@@ -22,10 +22,19 @@ interface Upstream {
   breaker: Breaker;
 }
 
-/** Transport failure: the upstream did not answer, so the next one is tried. */
+/**
+ * Transport failure: the upstream did not answer, so the next one is tried. `reached` is false
+ * only when the request provably never got to the node (connection refused, unknown host, 429).
+ */
 class TransportError extends Error {
   override name = 'TransportError';
+  constructor(message: string, readonly reached: boolean) {
+    super(message);
+  }
 }
+
+// Errors that happen before a single byte of the request reaches the upstream.
+const NOT_REACHED_CODES = new Set(['ECONNREFUSED', 'ConnectionRefused', 'ENOTFOUND', 'EAI_AGAIN', 'FailedToOpenSocket', 'ERR_INVALID_URL']);
 
 /** scheme://host[:port] plus "/…" when a path or query (where keys usually live) was dropped. */
 export function redactUrl(url: string): string {
@@ -60,28 +69,29 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
       });
       if (res.status >= 500 || res.status === 429) {
         await res.body?.cancel().catch(() => {});
-        throw new TransportError(`HTTP ${res.status}`);
+        throw new TransportError(`HTTP ${res.status}`, res.status !== 429);
       }
       text = await res.text();
     } catch (e) {
       if (e instanceof TransportError) throw e;
-      throw new TransportError(describe(e, up));
+      const code = (e as { code?: unknown }).code;
+      throw new TransportError(describe(e, up), !(typeof code === 'string' && NOT_REACHED_CODES.has(code)));
     }
     // Any other status with a JSON body is an answer (some providers send 4xx + JSON-RPC error).
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new TransportError(`HTTP ${res.status}, unparseable body`);
+      throw new TransportError(`HTTP ${res.status}, unparseable body`, true);
     }
     if (parsed === null || typeof parsed !== 'object') {
-      throw new TransportError(`HTTP ${res.status}, body is not a JSON-RPC object or array`);
+      throw new TransportError(`HTTP ${res.status}, body is not a JSON-RPC object or array`, true);
     }
     return parsed;
   }
 
-  function unavailable(failures: Error[]): AppError {
-    return new AppError('rpc.unavailable', `No RPC upstream for ${opts.chain} answered; retry later`, {
+  function unavailable(failures: Error[], reached: boolean): RpcUnavailableError {
+    return new RpcUnavailableError(`No RPC upstream for ${opts.chain} answered; retry later`, reached, {
       details: { retry_after: opts.retryAfterSeconds, chain: opts.chain },
       cause: new AggregateError(failures, `rpc ${opts.chain}: ${failures.map((f) => f.message).join('; ')}`),
     });
@@ -90,6 +100,7 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
   async function request(payload: unknown): Promise<unknown> {
     const body = JSON.stringify(payload);
     const failures: Error[] = [];
+    let reached = false;
     const tryOne = async (up: Upstream): Promise<{ answer: unknown } | null> => {
       try {
         const answer = await attempt(up, body);
@@ -97,6 +108,7 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
         return { answer };
       } catch (e) {
         up.breaker.failure();
+        if (!(e instanceof TransportError) || e.reached) reached = true;
         failures.push(new Error(`${up.label}: ${(e as Error).message}`));
         return null;
       }
@@ -116,7 +128,7 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
       const got = await tryOne(oldest);
       if (got) return got.answer;
     }
-    throw unavailable(failures);
+    throw unavailable(failures, reached);
   }
 
   /** One upstream, no failover: the node every read of one decision comes from. */
@@ -131,7 +143,7 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
           return answer;
         } catch (e) {
           up.breaker.failure();
-          throw unavailable([new Error(`${up.label}: ${(e as Error).message}`)]);
+          throw unavailable([new Error(`${up.label}: ${(e as Error).message}`)], !(e instanceof TransportError) || e.reached);
         }
       },
       call: (method, params) => callVia(view.request, method, params),

@@ -1,4 +1,5 @@
 // The upstream pool contract shared by both chain families (JSON-RPC 2.0 over HTTP).
+import { AppError, type ErrorDetails } from '../domain/errors';
 
 export interface JsonRpcResponse {
   jsonrpc: '2.0';
@@ -40,5 +41,20 @@ export class RpcCallError extends Error {
   ) {
     super(message);
     this.name = 'RpcCallError';
+  }
+}
+
+/**
+ * rpc.unavailable from the pool. `mayHaveReached` is false only when no attempt could have
+ * reached an upstream (refused connections, breakers skipping): a broadcast that failed so
+ * certainly was not sent (contract 7); a timeout or a 5xx after the request left may have been.
+ */
+export class RpcUnavailableError extends AppError {
+  constructor(
+    message: string,
+    readonly mayHaveReached: boolean,
+    opts: { details: ErrorDetails; cause?: unknown },
+  ) {
+    super('rpc.unavailable', message, opts);
   }
 }

@@ -330,7 +330,7 @@ describe('simulate', () => {
     // A body that is not base64 at all names its param.
     const i = await create();
     expectError(await api.post(`/v1/intents/${i.id}/submit`, { signedTransaction: '***' }), 400, 'request.invalid_param', 'signedTransaction');
-    expectError(await api.post(`/v1/intents/${i.id}/submit`, {}), 400, 'request.invalid_param', 'signedTransaction');
+    expectError(await api.post(`/v1/intents/${i.id}/submit`, {}), 400, 'request.invalid_param', 'txSignature');
   });
 });
 

@@ -123,7 +123,10 @@ export const BuildResponse = t.Object({ intent: PaymentIntent, transaction: Tran
 
 export const SubmitBody = t.Object(
   {
-    signedTransaction: t.String({ maxLength: 262_144, description: 'base64 of the signed transaction' }),
+    signedTransaction: t.Optional(
+      t.String({ maxLength: 262_144, description: 'base64 of the signed transaction (exactly one of signedTransaction, txSignature)' }),
+    ),
+    txSignature: t.Optional(t.String({ maxLength: 128, description: 'id of a transaction the wallet already sent: Solana signature or EVM hash' })),
     fulfiller: t.Optional(Address('Wallet address that signed')),
   },
   Exact,

@@ -5,6 +5,7 @@ import { isValidAddress, normalizeAddress } from './address';
 import { broadcastSigned } from './broadcast';
 import { buildTransfer } from './build';
 import { reuseTransfer } from './reuse-build';
+import { fetchSubmitted } from './fetch-submitted';
 import { verifyTransfer } from './verify';
 import { createEvmWatcher } from './watcher';
 
@@ -16,6 +17,7 @@ export const evmAdapter: ChainAdapter = {
   reuseBuild: (network, rpc, intent, fulfiller, buildData) => reuseTransfer(network, rpc, intent, fulfiller, buildData),
   verifySubmission: (network, rpc, intent, signedTransactionBase64) =>
     verifyTransfer({ network, rpc, intent, signedTransactionBase64 }),
+  fetchSubmitted,
   broadcast: (_network, rpc, submission) => broadcastSigned(rpc, submission),
   createWatcher: (network, rpc, report) => createEvmWatcher(network, rpc, report),
 };

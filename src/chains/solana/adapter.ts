@@ -4,6 +4,7 @@ import type { ChainAdapter } from '../types';
 import { isValidAddress, normalizeAddress } from './address';
 import { broadcast } from './broadcast';
 import { build } from './build';
+import { fetchSubmitted } from './fetch-submitted';
 import { verifySubmission } from './verify-submission';
 import { createWatcher } from './watcher';
 
@@ -13,6 +14,7 @@ export const solanaAdapter: ChainAdapter = {
   normalizeAddress,
   build,
   verifySubmission,
+  fetchSubmitted,
   broadcast,
   createWatcher: (network, rpc, report) => createWatcher(network, rpc, report),
 };

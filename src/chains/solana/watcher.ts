@@ -127,14 +127,15 @@ export function createWatcher(
 
   async function rebroadcast(pending: Followed[]): Promise<void> {
     const t = now();
-    const due = pending.filter((f) => t - f.lastSentAt >= network.rebroadcastIntervalMs);
+    // Null bytes: known only by its signature (submit by txSignature): followed, never resent.
+    const due = pending.filter((f) => f.item.signedTransaction !== null && t - f.lastSentAt >= network.rebroadcastIntervalMs);
     await Promise.all(
       due.map(async (f) => {
         f.lastSentAt = t;
         try {
           // No preflight: the bytes passed it at submit, and on a resend it would only report
           // AlreadyProcessed or an expired blockhash, which the status look-ups handle.
-          await sendTransaction(rpc, f.item.signedTransaction, { skipPreflight: true });
+          await sendTransaction(rpc, f.item.signedTransaction!, { skipPreflight: true });
         } catch (e) {
           log(`rebroadcast of ${f.item.txSignature} failed`, e);
         }

@@ -1,0 +1,113 @@
+// The write-ahead rules every way of submitting shares (signed bytes, transaction id) and that
+// reconciliation replays: what a transaction told to PayForge does to its intent, decided inside
+// ONE synchronous write, so two submits for one intent are serialized by the database itself.
+import type { Tx } from '../actors/runtime';
+import type { Caller } from '../domain/caller';
+import { AppError } from '../domain/errors';
+import type { StoredIntent } from '../store/intents';
+import type { Submission, SubmissionSource } from '../store/submissions';
+import { checkPayable } from './build-transaction';
+import { ownedBy } from './load-intent';
+import type { Services } from './services';
+
+/** A transaction about to be recorded for an intent. */
+export interface Candidate {
+  chain: string;
+  txSignature: string;
+  /** Canonical address of the fee payer / sender. */
+  signer: string;
+  signedTransaction: string | null;
+  watchData: Record<string, unknown>;
+  source: SubmissionSource;
+}
+
+export type Claim =
+  /** Already recorded (idempotent replay, or applied now): answer with the intent as it is. */
+  | { kind: 'done'; intent: StoredIntent }
+  /** Recorded `sending`: the caller may broadcast now, and must then record the outcome. */
+  | { kind: 'claimed'; intent: StoredIntent };
+
+/** Key of a broadcast under way in this process (reconciliation leaves those alone). */
+export const broadcastKey = (chain: string, txSignature: string): string => `${chain} ${txSignature}`;
+
+export function inProgress(intentId: string): AppError {
+  return new AppError('idempotency.in_progress', 'Another transaction for this intent is being submitted; retry shortly.', {
+    details: { intent_id: intentId },
+  });
+}
+
+export function alreadySubmitted(param: string, txSignature: string): AppError {
+  return new AppError('transaction.already_submitted', 'This transaction was already submitted for another intent.', {
+    param,
+    details: { tx_signature: txSignature },
+  });
+}
+
+/**
+ * Inside a write: the intent must be payable at this instant and no other transaction for it
+ * may be on its way; then the candidate is recorded `sending`. Throws the 409/422 refusals.
+ */
+export function claimSubmission(tx: Tx, s: Services, caller: Caller, id: string, c: Candidate, param: string): Claim {
+  const cur = ownedBy(caller, tx.get(id), id);
+  const known = s.submissions.findByTx(c.chain, c.txSignature);
+  if (known && known.intentId !== id) throw alreadySubmitted(param, c.txSignature);
+  if (!known) {
+    // Rows from before the submissions table existed carry the transaction on the intent only.
+    const other = s.intents.findByTxSignature(c.chain, c.txSignature);
+    if (other && other.id !== id) throw alreadySubmitted(param, c.txSignature);
+    if (cur.txSignature === c.txSignature) return { kind: 'done', intent: cur };
+  } else if (known.status === 'sent') {
+    return { kind: 'done', intent: cur };
+  } else if (known.status === 'sending') {
+    if (s.broadcasting.has(broadcastKey(c.chain, c.txSignature))) throw inProgress(id);
+    // Its broadcaster is gone (crash, failed commit): it counts as sent.
+    return { kind: 'done', intent: applySent(tx, s, known) ?? cur };
+  }
+  checkPayable(cur, tx.now);
+  for (const open of s.submissions.openForIntent(id)) {
+    if (open.txSignature !== c.txSignature && open.status === 'sending') throw inProgress(id);
+  }
+  const row = { intentId: id, ...c, status: 'sending' as const, createdAt: tx.now };
+  if (known) s.submissions.retry(row); // refused before (e.g. no funds then): a new attempt
+  else s.submissions.record(row);
+  return { kind: 'claimed', intent: cur };
+}
+
+/**
+ * Inside a write: the recorded transaction was (or may have been) broadcast: the intent goes
+ * pending with it when still payable, whatever its TTL (a deadline never expires an intent with
+ * a `sending` row; once pending, the TTL sets pendingAtExpiry), and the row becomes `sent`.
+ */
+export function applySent(tx: Tx, s: Services, row: Submission): StoredIntent | null {
+  const cur = tx.get(row.intentId);
+  s.submissions.markSent(row.chain, row.txSignature, tx.now);
+  if (!cur) return null;
+  if (cur.state !== 'created' && cur.state !== 'dropped') return cur;
+  return (
+    tx.apply(cur, { type: 'SUBMIT', at: tx.now, txSignature: row.txSignature }, 'ignore', {
+      fulfiller: cur.fulfiller ?? row.signer,
+      signedTransaction: row.signedTransaction,
+      watchData: row.watchData,
+    }) ?? cur
+  );
+}
+
+/**
+ * Reconciliation: every `sending` row whose broadcast is not under way in this process (the
+ * process that sent it crashed, or its commit failed after the broadcast) is applied as sent.
+ * Run at boot before deadlines fire, and periodically. Returns how many rows it applied.
+ */
+export async function reconcileSubmissions(s: Pick<Services, 'runtime' | 'submissions' | 'broadcasting'>): Promise<number> {
+  const rows = s.submissions.sending().filter((r) => !s.broadcasting.has(broadcastKey(r.chain, r.txSignature)));
+  const applied = await Promise.all(
+    rows.map((r) =>
+      s.runtime.write((tx) => {
+        const now = s.submissions.findByTx(r.chain, r.txSignature);
+        if (now?.status !== 'sending' || s.broadcasting.has(broadcastKey(r.chain, r.txSignature))) return 0;
+        applySent(tx, s as Services, now);
+        return 1;
+      }),
+    ),
+  );
+  return applied.reduce<number>((a, b) => a + b, 0);
+}

@@ -1,0 +1,59 @@
+// Submit by transaction id (contract 11): the payer's wallet already sent it. Read it from the
+// chain, check it pays this intent exactly, screen the signer, and in ONE write record it and move
+// the intent to pending, then on to confirmed and finalized when the chain already says so.
+import type { Caller } from '../domain/caller';
+import { AppError, invalidParam } from '../domain/errors';
+import { toWire } from '../domain/intent';
+import { chainIntent, checkPayable, resolveFulfiller } from './build-transaction';
+import { ownedBy } from './load-intent';
+import { applySent, claimSubmission } from './record-submission';
+import type { Services } from './services';
+import type { SubmitTransactionResult } from './submit-transaction';
+
+export async function submitByTxSignature(
+  s: Services,
+  caller: Caller,
+  id: string,
+  given: unknown,
+  givenFulfiller: unknown,
+): Promise<SubmitTransactionResult> {
+  if (typeof given !== 'string' || given.length === 0 || given.length > 128) {
+    throw invalidParam('txSignature', 'txSignature must be a Solana signature (base58) or an EVM transaction hash (0x + 64 hex).');
+  }
+  const cur = ownedBy(caller, s.intents.get(id), id);
+  if (cur.txSignature === null) checkPayable(cur, Date.now());
+  const network = s.chains.network(cur.chain)!;
+  const adapter = s.chains.adapter(network.family);
+  const { fulfiller } = resolveFulfiller(s, cur, givenFulfiller);
+  const found = await adapter.fetchSubmitted(network, s.chains.pool(cur.chain), chainIntent(cur, fulfiller), given);
+  if (found.txSignature === cur.txSignature) return { intent: toWire(cur), txSignature: found.txSignature };
+  if (found.commitment === 'failed') {
+    throw new AppError('transaction.rejected', 'This transaction failed on chain: it pays nothing.', {
+      param: 'txSignature',
+      details: { tx_signature: found.txSignature, intent_id: id },
+    });
+  }
+  await s.screener.screen([{ address: found.signer, param: 'fulfiller', family: network.family }]);
+
+  const intent = await s.runtime.write((tx) => {
+    const claim = claimSubmission(tx, s, caller, id, {
+      chain: cur.chain,
+      txSignature: found.txSignature,
+      signer: adapter.normalizeAddress(found.signer),
+      signedTransaction: null,
+      watchData: found.watchData,
+      source: 'txid',
+    }, 'txSignature');
+    if (claim.kind === 'done') return claim.intent;
+    // Nothing to broadcast: the chain already has it, so it is sent in the same write.
+    let next = applySent(tx, s, s.submissions.findByTx(cur.chain, found.txSignature)!)!;
+    if (next.state === 'pending' && found.commitment === 'confirmed') {
+      next = tx.apply(next, { type: 'CHAIN_CONFIRMED', at: tx.now, txSignature: found.txSignature }, 'ignore') ?? next;
+    } else if (next.state === 'pending' && found.commitment === 'finalized') {
+      // pending -> finalized emits intent.confirmed then intent.finalized, in order.
+      next = tx.apply(next, { type: 'CHAIN_FINALIZED', at: tx.now, txSignature: found.txSignature }, 'ignore') ?? next;
+    }
+    return next;
+  });
+  return { intent: toWire(intent), txSignature: found.txSignature };
+}

@@ -1,0 +1,101 @@
+// Submission rows: the write-ahead record of every transaction PayForge was told about for an
+// intent (contract 11, crash windows). A row is committed `sending` BEFORE the broadcast, so a
+// crash or a failed commit afterwards leaves a trace that reconciliation applies as sent.
+import type { Database } from 'bun:sqlite';
+
+export type SubmissionSource = 'submit' | 'txid' | 'detected';
+export type SubmissionStatus = 'sending' | 'sent' | 'rejected';
+export type SubmissionOutcome = 'landed' | 'failed' | 'dropped';
+
+export interface Submission {
+  seq: number;
+  intentId: string;
+  chain: string;
+  txSignature: string;
+  signer: string;
+  signedTransaction: string | null;
+  watchData: Record<string, unknown> | null;
+  source: SubmissionSource;
+  status: SubmissionStatus;
+  outcome: SubmissionOutcome | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewSubmission = Omit<Submission, 'seq' | 'outcome' | 'updatedAt'>;
+
+export interface SubmissionRepo {
+  /** Insert a row (the (chain, txSignature) pair is unique: one transaction, one record). */
+  record(s: NewSubmission): Submission;
+  /** A rejected row submitted again: back to `sending` with the latest facts. */
+  retry(s: NewSubmission): Submission;
+  markSent(chain: string, txSignature: string, at: number): void;
+  markRejected(chain: string, txSignature: string, at: number): void;
+  setOutcome(chain: string, txSignature: string, outcome: SubmissionOutcome, at: number): void;
+  findByTx(chain: string, txSignature: string): Submission | null;
+  /** Rows of the intent that may still land: `sending`, or `sent` with no final outcome. Oldest first. */
+  openForIntent(intentId: string): Submission[];
+  /** Rows whose broadcast outcome was never written (reconciliation applies them as sent). Oldest first. */
+  sending(): Submission[];
+  hasSending(intentId: string): boolean;
+}
+
+type Row = Record<string, unknown>;
+
+function fromRow(r: Row): Submission {
+  return {
+    seq: r.seq as number,
+    intentId: r.intent_id as string,
+    chain: r.chain as string,
+    txSignature: r.tx_signature as string,
+    signer: r.signer as string,
+    signedTransaction: (r.signed_transaction as string | null) ?? null,
+    watchData: r.watch_data === null || r.watch_data === undefined ? null : (JSON.parse(r.watch_data as string) as Record<string, unknown>),
+    source: r.source as SubmissionSource,
+    status: r.status as SubmissionStatus,
+    outcome: (r.outcome as SubmissionOutcome | null) ?? null,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+  };
+}
+
+export function createSubmissionRepo(sqlite: Database): SubmissionRepo {
+  const insert = sqlite.prepare(
+    `INSERT INTO submissions (intent_id, chain, tx_signature, signer, signed_transaction, watch_data, source, status, outcome, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?) RETURNING *`,
+  );
+  const retry = sqlite.prepare(
+    `UPDATE submissions SET intent_id = ?, signer = ?, signed_transaction = ?, watch_data = ?, source = ?, status = ?, outcome = NULL, updated_at = ?
+     WHERE chain = ? AND tx_signature = ? RETURNING *`,
+  );
+  const setStatus = sqlite.prepare('UPDATE submissions SET status = ?, updated_at = ? WHERE chain = ? AND tx_signature = ?');
+  const setOutcome = sqlite.prepare('UPDATE submissions SET outcome = ?, updated_at = ? WHERE chain = ? AND tx_signature = ?');
+  const byTx = sqlite.prepare('SELECT * FROM submissions WHERE chain = ? AND tx_signature = ?');
+  const open = sqlite.prepare(
+    `SELECT * FROM submissions WHERE intent_id = ? AND outcome IS NULL AND status IN ('sending', 'sent') ORDER BY seq`,
+  );
+  const sending = sqlite.prepare(`SELECT * FROM submissions WHERE status = 'sending' AND outcome IS NULL ORDER BY seq`);
+  const hasSending = sqlite.prepare(`SELECT 1 AS x FROM submissions WHERE intent_id = ? AND status = 'sending' LIMIT 1`);
+
+  const args = (s: NewSubmission) =>
+    [s.signer, s.signedTransaction, s.watchData === null ? null : JSON.stringify(s.watchData), s.source, s.status] as const;
+
+  return {
+    record(s) {
+      return fromRow(insert.get(s.intentId, s.chain, s.txSignature, ...args(s), s.createdAt, s.createdAt) as Row);
+    },
+    retry(s) {
+      return fromRow(retry.get(s.intentId, ...args(s), s.createdAt, s.chain, s.txSignature) as Row);
+    },
+    markSent: (chain, tx, at) => void setStatus.run('sent', at, chain, tx),
+    markRejected: (chain, tx, at) => void setStatus.run('rejected', at, chain, tx),
+    setOutcome: (chain, tx, outcome, at) => void setOutcome.run(outcome, at, chain, tx),
+    findByTx(chain, tx) {
+      const r = byTx.get(chain, tx) as Row | null;
+      return r ? fromRow(r) : null;
+    },
+    openForIntent: (intentId) => (open.all(intentId) as Row[]).map(fromRow),
+    sending: () => (sending.all() as Row[]).map(fromRow),
+    hasSending: (intentId) => hasSending.get(intentId) !== null,
+  };
+}

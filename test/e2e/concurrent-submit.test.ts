@@ -1,0 +1,163 @@
+// Issue 13 item 1: many DIFFERENT valid signed payments for one intent, submitted at once through
+// the real HTTP server, on anvil (nonces n, n+1, ...) and on the local Solana (compute-price
+// variants): exactly one is ever broadcast, the requestor is paid exactly once, every other
+// submit answers 409 without reaching the chain. Several rounds per family.
+import {
+  getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
+  getCompiledTransactionMessageEncoder,
+  generateKeyPairSigner,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { erc20Abi, keccak256, parseTransaction, type Hex, type TransactionSerializableEIP1559 } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/api';
+import { startAnvil, DEV_KEYS, type Anvil } from '../support/evm/anvil';
+import { b64ToHex, signBlob } from '../support/evm/chain';
+import { deployToken, ownerClient } from '../support/evm/token';
+import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
+import { signMessageBlob } from '../support/solana/wallet';
+import { startTestServer, type ApiClient, type ApiResponse, type TestServer } from '../support/server';
+
+const BASE = 'eip155:84532';
+const VARIANTS = 10;
+const ROUNDS = 5;
+
+let anvil: Anvil;
+let sol: LocalSolana;
+let usdc: Hex;
+let s: TestServer;
+let api: ApiClient;
+const payer = privateKeyToAccount(DEV_KEYS[2]);
+let solPayer: KeyPairSigner;
+
+beforeAll(async () => {
+  [anvil, sol] = await Promise.all([startAnvil('base', ['--block-time', '0.2']), startLocalSolana({ slotMs: 40 })]);
+  usdc = await deployToken(anvil, { [payer.address]: 1_000_000_000n });
+  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
+  solPayer = await generateKeyPairSigner();
+  sol.airdrop(solPayer.address, 10_000_000_000n);
+  await sol.setTokenBalance(DEVNET_USDC_MINT, solPayer.address, 1_000_000_000n);
+  s = await startTestServer({
+    networks: {
+      [BASE]: { rpc: [anvil.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300, tokens: { USDC: { address: usdc, decimals: 6 } } },
+      [DEVNET_CHAIN]: { rpc: [sol.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300 },
+    },
+  });
+  api = s.api(s.account().key);
+}, 120_000);
+
+afterAll(async () => {
+  await s?.stop();
+  await Promise.all([anvil?.stop(), sol?.stop()]);
+});
+
+const stateOf = (id: string, want: string) => async () => {
+  const r = await api.get(`/v1/intents/${id}`);
+  return r.body.intent.state === want ? r.body.intent : undefined;
+};
+
+/**
+ * Fire every body, `spreadMs` apart (the outside tester's "a few milliseconds apart"): later
+ * submits then overlap every phase of the first one (verify, screen, broadcast, commit).
+ */
+async function fireAll(id: string, bodies: string[], spreadMs: number): Promise<ApiResponse[]> {
+  return Promise.all(
+    bodies.map(async (signedTransaction, k) => {
+      if (k > 0) await Bun.sleep(k * spreadMs);
+      return api.post(`/v1/intents/${id}/submit`, { signedTransaction });
+    }),
+  );
+}
+
+function expectOneWinner(responses: ApiResponse[]): ApiResponse {
+  const winners = responses.filter((r) => r.status === 200);
+  const losers = responses.filter((r) => r.status !== 200);
+  expect(winners, JSON.stringify(responses.map((r) => [r.status, r.body?.error?.code]))).toHaveLength(1);
+  for (const l of losers) {
+    expect(l.status).toBe(409);
+    expect(['idempotency.in_progress', 'intent.invalid_state']).toContain(l.body.error.code);
+  }
+  return winners[0]!;
+}
+
+describe('concurrent submits of different valid transactions for one intent', () => {
+  it('EVM (anvil, nonces n..n+9): exactly one broadcast, one payment, every round', async () => {
+    const client = ownerClient(anvil);
+    for (let round = 0; round < ROUNDS; round++) {
+      const requestor = privateKeyToAccount(generatePrivateKey()).address;
+      const created = await api.post('/v1/intents', { chain: BASE, token: 'USDC', amount: '1.5', requestor });
+      const id = created.body.intent.id as string;
+      const built = await api.post(`/v1/intents/${id}/build`, { fulfiller: payer.address });
+      expect(built.status).toBe(200);
+      const nonce = (parseTransaction(b64ToHex(built.body.transaction.blob)) as TransactionSerializableEIP1559).nonce!;
+      // Each variant alone pays the intent exactly; broadcast together they would ALL be mined.
+      const variants = await Promise.all(Array.from({ length: VARIANTS }, (_, k) => signBlob(payer, built.body.transaction.blob, { nonce: nonce + k })));
+      const winner = expectOneWinner(await fireAll(id, variants, [1, 3, 2][round % 3]!));
+      expect(winner.body.intent.state).toBe('pending');
+
+      await waitFor(stateOf(id, 'finalized'), 20_000, `round ${round} finalized`);
+      expect(await client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [requestor] })).toBe(1_500_000n);
+      // The payer's account shows one transaction; no loser ever reached the node.
+      expect(await client.getTransactionCount({ address: payer.address, blockTag: 'pending' })).toBe(nonce + 1);
+      const hashes = variants.map((v) => keccak256(b64ToHex(v)));
+      expect(new Set(hashes).size).toBe(VARIANTS);
+      for (const hash of hashes) {
+        if (hash === winner.body.txSignature) continue;
+        expect(await anvil.rpc('eth_getTransactionByHash', [hash])).toBeNull();
+      }
+    }
+  }, 120_000);
+
+  it('Solana (local LiteSVM, compute-price variants): exactly one broadcast, one payment, every round', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const requestor = (await generateKeyPairSigner()).address;
+      const created = await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '2.25', requestor });
+      const id = created.body.intent.id as string;
+      const built = await api.post(`/v1/intents/${id}/build`, { fulfiller: solPayer.address });
+      expect(built.status).toBe(200);
+      const payerBefore = await sol.tokenBalance(DEVNET_USDC_MINT, solPayer.address);
+      const variants = await Promise.all(
+        Array.from({ length: VARIANTS }, (_, k) => signMessageBlob(withComputeUnitPrice(built.body.transaction.blob, 1_000 + k), [solPayer])),
+      );
+      const winner = expectOneWinner(await fireAll(id, variants, [1, 3, 2][round % 3]!));
+      expect(winner.body.intent.state).toBe('pending');
+
+      await waitFor(stateOf(id, 'finalized'), 20_000, `round ${round} finalized`);
+      expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(2_250_000n);
+      expect(await sol.tokenBalance(DEVNET_USDC_MINT, solPayer.address)).toBe(payerBefore! - 2_250_000n);
+      const signatures = variants.map(firstSignature);
+      expect(new Set(signatures).size).toBe(VARIANTS);
+      for (const sig of signatures) {
+        if (sig === winner.body.txSignature) continue;
+        expect(sol.chain.landedTx(sig)).toBeUndefined();
+      }
+      expect(sol.chain.landedTx(winner.body.txSignature)).toBeDefined();
+    }
+  }, 120_000);
+});
+
+/** A wallet re-pricing the built message: same payment, another compute-unit price, another signature. */
+function withComputeUnitPrice(blob: string, microLamports: number): string {
+  const message = getCompiledTransactionMessageDecoder().decode(new Uint8Array(Buffer.from(blob, 'base64')) as never) as {
+    staticAccounts: string[];
+    instructions: Array<{ programAddressIndex: number; data?: Uint8Array }>;
+  };
+  const budget = 'ComputeBudget111111111111111111111111111111';
+  const instructions = message.instructions.map((ix) => {
+    if (message.staticAccounts[ix.programAddressIndex] !== budget || ix.data?.[0] !== 3) return ix;
+    const data = new Uint8Array(9);
+    data[0] = 3;
+    new DataView(data.buffer).setBigUint64(1, BigInt(microLamports), true);
+    return { ...ix, data };
+  });
+  const bytes = getCompiledTransactionMessageEncoder().encode({ ...message, instructions } as never);
+  return Buffer.from(bytes).toString('base64');
+}
+
+function firstSignature(wire: string): string {
+  const bytes = new Uint8Array(Buffer.from(wire, 'base64'));
+  // Wire format: compact-u16 signature count (1 here), then the 64-byte signatures.
+  return getBase58Decoder().decode(bytes.subarray(1, 65));
+}
