@@ -4,11 +4,17 @@
 import type { Tx } from '../actors/runtime';
 import type { Caller } from '../domain/caller';
 import { AppError } from '../domain/errors';
+import type { PaymentIntentWire } from '../domain/intent';
 import type { StoredIntent } from '../store/intents';
 import type { Submission, SubmissionSource } from '../store/submissions';
 import { checkPayable } from './build-transaction';
 import { ownedBy } from './load-intent';
 import type { Services } from './services';
+
+export interface SubmitTransactionResult {
+  intent: PaymentIntentWire;
+  txSignature: string;
+}
 
 /** A transaction about to be recorded for an intent. */
 export interface Candidate {

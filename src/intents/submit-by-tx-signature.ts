@@ -6,9 +6,8 @@ import { AppError, invalidParam } from '../domain/errors';
 import { toWire } from '../domain/intent';
 import { chainIntent, checkPayable, resolveFulfiller } from './build-transaction';
 import { ownedBy } from './load-intent';
-import { applySent, claimSubmission } from './record-submission';
+import { applySent, claimSubmission, type SubmitTransactionResult } from './record-submission';
 import type { Services } from './services';
-import type { SubmitTransactionResult } from './submit-transaction';
 
 export async function submitByTxSignature(
   s: Services,

@@ -4,18 +4,15 @@
 // intent to pending. A second, different transaction is refused before it is ever broadcast.
 import type { Caller } from '../domain/caller';
 import { AppError, invalidParam } from '../domain/errors';
-import { toWire, type PaymentIntentWire } from '../domain/intent';
+import { toWire } from '../domain/intent';
 import { RpcUnavailableError } from '../rpc/types';
 import { chainIntent, checkPayable, resolveFulfiller } from './build-transaction';
 import { ownedBy } from './load-intent';
-import { applySent, broadcastKey, claimSubmission } from './record-submission';
+import { applySent, broadcastKey, claimSubmission, type SubmitTransactionResult } from './record-submission';
 import type { Services } from './services';
 import { submitByTxSignature } from './submit-by-tx-signature';
 
-export interface SubmitTransactionResult {
-  intent: PaymentIntentWire;
-  txSignature: string;
-}
+export type { SubmitTransactionResult };
 
 const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 

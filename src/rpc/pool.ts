@@ -1,7 +1,6 @@
 // The upstream RPC pool: JSON-RPC 2.0 over HTTP POST to an ordered list of upstreams, with a
 // per-attempt timeout, failover on transport failures and a circuit breaker per upstream.
 // Upstream URLs often carry API keys, so errors and status() only ever show a redacted label.
-import { AppError } from '../domain/errors';
 import { createBreaker, type Breaker } from './breaker';
 import { RpcCallError, RpcUnavailableError, type JsonRpcResponse, type RpcPool } from './types';
 

@@ -97,7 +97,7 @@ describe('concurrent submits of different valid transactions for one intent', ()
       const winner = expectOneWinner(await fireAll(id, variants, [1, 3, 2][round % 3]!));
       expect(winner.body.intent.state).toBe('pending');
 
-      await waitFor(stateOf(id, 'finalized'), 20_000, `round ${round} finalized`);
+      await waitFor(stateOf(id, 'finalized'), 60_000, `round ${round} finalized`);
       expect(await client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [requestor] })).toBe(1_500_000n);
       // The payer's account shows one transaction; no loser ever reached the node.
       expect(await client.getTransactionCount({ address: payer.address, blockTag: 'pending' })).toBe(nonce + 1);
@@ -108,7 +108,7 @@ describe('concurrent submits of different valid transactions for one intent', ()
         expect(await anvil.rpc('eth_getTransactionByHash', [hash])).toBeNull();
       }
     }
-  }, 120_000);
+  }, 300_000);
 
   it('Solana (local LiteSVM, compute-price variants): exactly one broadcast, one payment, every round', async () => {
     for (let round = 0; round < ROUNDS; round++) {
@@ -124,7 +124,7 @@ describe('concurrent submits of different valid transactions for one intent', ()
       const winner = expectOneWinner(await fireAll(id, variants, [1, 3, 2][round % 3]!));
       expect(winner.body.intent.state).toBe('pending');
 
-      await waitFor(stateOf(id, 'finalized'), 20_000, `round ${round} finalized`);
+      await waitFor(stateOf(id, 'finalized'), 60_000, `round ${round} finalized`);
       expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(2_250_000n);
       expect(await sol.tokenBalance(DEVNET_USDC_MINT, solPayer.address)).toBe(payerBefore! - 2_250_000n);
       const signatures = variants.map(firstSignature);
@@ -135,7 +135,7 @@ describe('concurrent submits of different valid transactions for one intent', ()
       }
       expect(sol.chain.landedTx(winner.body.txSignature)).toBeDefined();
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 /** A wallet re-pricing the built message: same payment, another compute-unit price, another signature. */
