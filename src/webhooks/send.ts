@@ -29,8 +29,8 @@ export interface SendOutcome {
   aborted?: boolean;
 }
 
-/** How much of a failing response body is kept in lastError (debugging aid, bounded). */
-const ERROR_BODY_CHARS = 200;
+/** How much of a failing response body is kept in lastError: a short hint, not the receiver's page. */
+const ERROR_BODY_CHARS = 64;
 
 export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
   const url = checkUrlShape(input.url, input.policy);
