@@ -13,6 +13,7 @@ import type { Config } from './config.types';
 import type { Caller } from './domain/caller';
 import { AppError } from './domain/errors';
 import type { ChainFamily } from './domain/intent';
+import { startDetectors, type Detection } from './intents/detect-payments';
 import { reconcileSubmissions } from './intents/record-submission';
 import type { Services, SubmitFaults } from './intents/services';
 import { createScreener } from './screening/screener';
@@ -20,7 +21,9 @@ import { findActiveKeyByHash, touchApiKeys } from './store/api-keys';
 import { openDb, type Db } from './store/db';
 import { createGroupCommitter } from './store/group-commit';
 import { createIdempotencyRepo } from './store/idempotency';
+import { createDetectionRepo } from './store/detection';
 import { createIntentRepo } from './store/intents';
+import { createPaymentRepo } from './store/payments';
 import { createOutbox } from './store/outbox';
 import { createSubmissionRepo } from './store/submissions';
 import { createDispatcher } from './webhooks/dispatcher';
@@ -63,6 +66,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const services: Services = {
     config, runtime, intents, idempotency, chains, screener, inFlight: new Set(),
     submissions, broadcasting: new Set(), log, faults: opts.faults,
+    payments: createPaymentRepo(db.sqlite), detection: createDetectionRepo(db.sqlite),
   };
   const reconcile = () =>
     reconcileSubmissions(services)
@@ -71,6 +75,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   let reconcileTimer: ReturnType<typeof setInterval> | null = null;
   const limiter = createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
   let ready = false;
+  let detection: Detection | null = null;
   // The caller resolved in onRequest, per request object: one key lookup per request.
   const callers = new WeakMap<Request, Caller>();
   // Key use is remembered in memory and flushed every 30 s: `keys list` shows lastUsedAt
@@ -131,6 +136,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       reconcileTimer.unref?.();
       const n = runtime.rehydrateLive();
       dispatcher.start();
+      detection = startDetectors(services, (msg, f) => log('warn', msg, f));
       ready = true;
       log('info', 'booted', { live_intents: n });
       return n;
@@ -141,6 +147,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       if (reconcileTimer) clearInterval(reconcileTimer);
       flushKeyUses();
       await dispatcher.stop();
+      await detection?.stop();
       await chainWatch.stop();
       committer.flush();
       runtime.stop();

@@ -37,6 +37,8 @@ export interface Config {
     provider: { url: string; apiKey: string; timeoutMs: number } | null;
   };
   idempotency: { ttlSeconds: number };
+  /** Payments found on chain (contract section 11): how long after an intent closed its receiver stays watched. */
+  detection: { lookbackSeconds: number };
   rateLimit: { perSecond: number; burst: number };
   rpc: { timeoutMs: number; breakerFailures: number; breakerCooldownMs: number; retryAfterSeconds: number };
   adminToken: string | null;
@@ -63,6 +65,7 @@ export const DEFAULT_CONFIG: Config = {
   },
   screening: { extraAddresses: [], extraAddressesFile: null, listDir: null, provider: null },
   idempotency: { ttlSeconds: 86400 },
+  detection: { lookbackSeconds: 604800 },
   rateLimit: { perSecond: 200, burst: 400 },
   rpc: { timeoutMs: 5000, breakerFailures: 3, breakerCooldownMs: 10000, retryAfterSeconds: 5 },
   adminToken: null,

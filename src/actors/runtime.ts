@@ -5,7 +5,7 @@
 import { createActor, fromCallback, type Actor, type InspectionEvent } from 'xstate';
 import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
-import { isTerminal, iso, toWire, type EventEnvelope, type EventType, type IntentState } from '../domain/intent';
+import { isTerminal, iso, toWire, type EventEnvelope, type EventType, type IntentState, type Mode } from '../domain/intent';
 import type { GroupCommitter } from '../store/group-commit';
 import type { IntentRepo, StoredIntent } from '../store/intents';
 import type { Outbox } from '../store/outbox';
@@ -44,6 +44,8 @@ export interface Tx {
   apply(intent: StoredIntent, event: IntentEvent, onReject: 'throw' | 'ignore', patch?: Partial<StoredIntent>): StoredIntent | null;
   /** Change fields that are not lifecycle (reference, metadata, fulfiller, refundedBy): no event. */
   patch(intent: StoredIntent, fields: Partial<StoredIntent>): StoredIntent;
+  /** Record an event that is no lifecycle move (intent.late_payment, payment.unmatched) through the outbox. */
+  event(e: { type: EventType; accountId: string; mode: Mode; intentId: string | null; data: EventEnvelope['data'] }): void;
 }
 
 export interface Runtime {
@@ -205,6 +207,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           touched.set(next.id, next);
           deps.intents.update(next);
           return next;
+        },
+        event(e) {
+          const envelope: EventEnvelope = { eventId: newId('evt'), type: e.type, createdAt: iso(tx.now), livemode: e.mode === 'live', data: e.data };
+          queued = deps.outbox.append({ envelope, accountId: e.accountId, mode: e.mode, intentId: e.intentId, createdAt: tx.now }) || queued;
         },
       };
       const onAbort = () => {

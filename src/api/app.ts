@@ -10,6 +10,7 @@ import { errorResponse, internalError } from './errors';
 import { MAX_BODY_BYTES, readJsonBody, tooLarge } from './json-body';
 import { healthRoutes } from './health/index';
 import { intentRoutes } from './intents/index';
+import { paymentRoutes } from './payments/index';
 import { testRoutes } from './test/index';
 import { webhookRoutes } from './webhooks/index';
 import { dashboardRoutes } from '../dashboard/index';
@@ -135,7 +136,7 @@ export function createApp(d: ApiDeps) {
       return internalError(id);
     });
 
-  return dashboardRoutes(testRoutes(webhookRoutes(intentRoutes(healthRoutes(app, d), d), d), d), d);
+  return dashboardRoutes(testRoutes(paymentRoutes(webhookRoutes(intentRoutes(healthRoutes(app, d), d), d), d), d), d);
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -38,6 +38,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   'event.not_found': 404,
   'account.not_found': 404,
   'key.not_found': 404,
+  'payment.not_found': 404,
   'internal.error': 500,
   'request.unsupported_media_type': 415,
   'route.method_not_allowed': 405,

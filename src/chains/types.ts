@@ -157,4 +157,50 @@ export interface ChainAdapter {
   broadcast(network: Network, rpc: RpcPool, submission: VerifiedSubmission): Promise<void>;
   /** One shared, batching watcher per network. */
   createWatcher(network: Network, rpc: RpcPool, report: (o: ChainObservation) => void): Watcher;
+  /** One payment detector per network: finds transfers to watched requestors, whoever sent them. */
+  createDetector?(network: Network, rpc: RpcPool, source: DetectionSource): Detector;
+}
+
+/**
+ * A transfer found on chain that credits a watched requestor (contract section 11, shared
+ * decision 5), reported by a network's detector to the one verb recordFoundTransfer.
+ */
+export interface FoundTransfer {
+  chain: string;
+  /** Solana signature or EVM transaction hash. */
+  txSignature: string;
+  /** ERC-20 / TIP-20 contract or SPL mint. */
+  tokenAddress: string;
+  /** Who paid: EVM the Transfer log's `from`; Solana the owner of the debited token account. */
+  from: string;
+  /** The requestor credited (wallet owner, not its token account). */
+  to: string;
+  /** Net credit to the requestor in this one transaction. */
+  amountBaseUnits: bigint;
+  /** Solana Pay references (accounts of the transaction); [] on EVM. */
+  references: string[];
+  /** Block time, epoch ms (1 s resolution on both families). */
+  landedAt: number;
+  commitment: 'confirmed' | 'finalized';
+  /** Facts a watcher needs to follow it (EVM {from, nonce, sinceBlock}; Solana {slot}). */
+  watchData?: Record<string, unknown>;
+}
+
+/** What a detector is told to watch, read from committed rows each poll. */
+export interface DetectionSource {
+  /** Distinct receiving accounts (requestor + token) of live intents and of intents closed within the look-back. */
+  receivers(): Array<{ requestor: string; tokenAddress: string; since: number }>;
+  /** Solana Pay references of the same intents. */
+  references(): Array<{ reference: string; requestor: string; tokenAddress: string; createdAt: number }>;
+  /** Matched transfers whose intent is not finalized yet: reported again once final. */
+  unfinalized(): Array<{ txSignature: string; tokenAddress: string; from: string; to: string; amountBaseUnits: bigint }>;
+  getCursor(key: string): string | null;
+  setCursor(key: string, value: string): void;
+  /** Hand a found transfer to the matcher; resolves once written (rejects when the write failed). */
+  report(t: FoundTransfer): Promise<void>;
+  log(msg: string, fields: Record<string, unknown>): void;
+}
+
+export interface Detector {
+  stop(): Promise<void>;
 }

@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'event.not_found',
   'account.not_found',
   'key.not_found',
+  'payment.not_found',
   'internal.error',
   'request.unsupported_media_type',
   'route.method_not_allowed',

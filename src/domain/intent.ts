@@ -2,6 +2,8 @@
 // Pure: no I/O. Amounts are bigint base units; the wire shape carries decimal strings.
 
 import { formatAmount } from './money';
+import type { PaymentWire } from './payment';
+import { eip681TransferUri, solanaPayTransferUri } from './payment-uri';
 
 export const INTENT_STATES = [
   'created',
@@ -35,6 +37,8 @@ export const EVENT_TYPES = [
   'intent.cancelled',
   'intent.retry_required',
   'intent.detected',
+  'intent.late_payment',
+  'payment.unmatched',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -69,6 +73,26 @@ export interface IntentRecord {
   failureReason: FailureReason | null;
   refundedBy: string | null;
   refundOf: string | null;
+  /** Solana family: base58 32-byte Solana Pay reference made at create; null on EVM. */
+  solanaReference: string | null;
+  /** Money that arrived after the intent closed (expired, cancelled, failed); null otherwise. */
+  latePayment: LatePayment | null;
+}
+
+/** A transfer that matched an intent already closed (contract section 11). */
+export interface LatePayment {
+  txSignature: string;
+  amountBaseUnits: bigint;
+  from: string;
+  detectedAt: number;
+}
+
+export interface LatePaymentWire {
+  txSignature: string;
+  amount: string;
+  amountBaseUnits: string;
+  from: string;
+  detectedAt: string;
 }
 
 /** The PaymentIntent object of the API and of webhook envelopes: every field, unset = null. */
@@ -101,6 +125,9 @@ export interface PaymentIntentWire {
   refundedBy: string | null;
   refundOf: string | null;
   failureReason: FailureReason | null;
+  solanaReference: string | null;
+  paymentUri: string;
+  latePayment: LatePaymentWire | null;
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -136,14 +163,43 @@ export function toWire(r: IntentRecord): PaymentIntentWire {
     refundedBy: r.refundedBy,
     refundOf: r.refundOf,
     failureReason: r.failureReason,
+    solanaReference: r.solanaReference,
+    paymentUri: paymentUriOf(r),
+    latePayment:
+      r.latePayment === null
+        ? null
+        : {
+            txSignature: r.latePayment.txSignature,
+            amount: formatAmount(r.latePayment.amountBaseUnits, r.decimals),
+            amountBaseUnits: r.latePayment.amountBaseUnits.toString(),
+            from: r.latePayment.from,
+            detectedAt: iso(r.latePayment.detectedAt),
+          },
   };
 }
 
-/** The webhook / events API envelope of seed section 6.1. */
+/**
+ * What a wallet or QR code needs with no build (contract section 11). The Solana `label` (the
+ * account name) is left out: the wire intent is derived from its row alone (README, Decisions).
+ */
+export function paymentUriOf(r: IntentRecord): string {
+  if (r.chain.startsWith('solana:')) {
+    return solanaPayTransferUri({
+      requestor: r.requestor, amount: formatAmount(r.amountBaseUnits, r.decimals), mint: r.tokenAddress, reference: r.solanaReference, label: null,
+    });
+  }
+  const chainId = Number(r.chain.slice(r.chain.indexOf(':') + 1));
+  return eip681TransferUri({ tokenAddress: r.tokenAddress, chainId, requestor: r.requestor, amountBaseUnits: r.amountBaseUnits });
+}
+
+/**
+ * The webhook / events API envelope of seed section 6.1. `payment.unmatched` carries the payment
+ * record instead of an intent (contract section 11).
+ */
 export interface EventEnvelope {
   eventId: string;
   type: EventType;
   createdAt: string;
   livemode: boolean;
-  data: { intent: PaymentIntentWire };
+  data: { intent: PaymentIntentWire } | { payment: PaymentWire };
 }

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from '../domain/caller';
 import { AppError, invalidParam } from '../domain/errors';
+import { newSolanaReference } from '../domain/base58';
 import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { formatAmount, MAX_AMOUNT_CHARS, MAX_BASE_UNITS, parseAmount } from '../domain/money';
@@ -128,6 +129,7 @@ export async function createIntent(s: Services, input: CreateIntentInput): Promi
         createdAt: tx.now,
         updatedAt: tx.now,
         refundOf: null,
+        solanaReference: network.family === 'solana' ? newSolanaReference() : null,
         ...FRESH_LIFECYCLE,
       });
       const result: CreateIntentResult = { status: 201, body: { intent: toWire(intent) }, replayed: false };

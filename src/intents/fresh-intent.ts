@@ -14,4 +14,5 @@ export const FRESH_LIFECYCLE = {
   buildData: null,
   signedTransaction: null,
   watchData: null,
+  latePayment: null,
 } as const;

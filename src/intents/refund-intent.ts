@@ -2,6 +2,7 @@
 // requestor is the original fulfiller). Both links are written in one transaction.
 import type { Caller } from '../domain/caller';
 import { AppError } from '../domain/errors';
+import { newSolanaReference } from '../domain/base58';
 import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { invalidState } from '../actors/runtime';
@@ -16,14 +17,19 @@ export function requirePro(caller: Caller, feature: string): void {
   }
 }
 
+/** A closed intent whose money arrived late is refunded for the late amount, to its sender. */
+const lateRefund = (i: StoredIntent) => (i.state === 'confirmed' || i.state === 'finalized' ? null : i.latePayment);
+
 function checkRefundable(i: StoredIntent): void {
-  if (i.state !== 'confirmed' && i.state !== 'finalized') throw invalidState(i, `Only a confirmed or finalized intent can be refunded; this one is ${i.state}.`);
+  if (i.state !== 'confirmed' && i.state !== 'finalized' && i.latePayment === null) {
+    throw invalidState(i, `Only a confirmed or finalized intent (or one paid late) can be refunded; this one is ${i.state}.`);
+  }
   if (i.refundedBy !== null) {
     throw new AppError('intent.already_refunded', `Intent ${i.id} was already refunded by ${i.refundedBy}.`, {
       details: { intent_id: i.id, refunded_by: i.refundedBy },
     });
   }
-  if (i.fulfiller === null) throw invalidState(i, 'The intent has no fulfiller to refund.');
+  if (i.fulfiller === null && lateRefund(i) === null) throw invalidState(i, 'The intent has no fulfiller to refund.');
 }
 
 export async function refundIntent(s: Services, caller: Caller, id: string): Promise<{ intent: PaymentIntentWire }> {
@@ -31,11 +37,12 @@ export async function refundIntent(s: Services, caller: Caller, id: string): Pro
   const original = ownedBy(caller, s.intents.get(id), id);
   checkRefundable(original);
   const family = original.chain.startsWith('solana:') ? 'solana' : 'evm';
-  await s.screener.screen([{ address: original.fulfiller!, param: 'requestor', family }]);
+  await s.screener.screen([{ address: lateRefund(original)?.from ?? original.fulfiller!, param: 'requestor', family }]);
   const refund = await s.runtime.write((tx) => {
     const cur = ownedBy(caller, tx.get(id), id);
     checkRefundable(cur);
     const ttlSeconds = s.config.intents.defaultTtlSeconds;
+    const late = lateRefund(cur);
     const created = tx.insert({
       id: newId('pi'),
       accountId: cur.accountId,
@@ -44,8 +51,8 @@ export async function refundIntent(s: Services, caller: Caller, id: string): Pro
       token: cur.token,
       tokenAddress: cur.tokenAddress,
       decimals: cur.decimals,
-      amountBaseUnits: cur.amountBaseUnits,
-      requestor: cur.fulfiller!,
+      amountBaseUnits: late?.amountBaseUnits ?? cur.amountBaseUnits,
+      requestor: late?.from ?? cur.fulfiller!,
       fulfiller: cur.requestor,
       direction: 'request',
       reference: cur.reference,
@@ -56,6 +63,7 @@ export async function refundIntent(s: Services, caller: Caller, id: string): Pro
       createdAt: tx.now,
       updatedAt: tx.now,
       refundOf: cur.id,
+      solanaReference: family === 'solana' ? newSolanaReference() : null,
       ...FRESH_LIFECYCLE,
     });
     tx.patch(cur, { refundedBy: created.id });

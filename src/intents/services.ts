@@ -5,9 +5,11 @@ import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config.types';
 import type { Screener } from '../screening/screener';
 import type { IdempotencyRepo } from '../store/idempotency';
+import type { DetectionRepo } from '../store/detection';
 import type { IntentRepo } from '../store/intents';
 import type { SubmissionRepo } from '../store/submissions';
 import type { Log } from '../log';
+import type { PaymentRepo } from '../store/payments';
 
 export interface Services {
   config: Config;
@@ -16,6 +18,9 @@ export interface Services {
   idempotency: IdempotencyRepo;
   chains: ChainRegistry;
   screener: Screener;
+  /** The ledger of transfers found on chain, and what the detectors read and write. */
+  payments: PaymentRepo;
+  detection: DetectionRepo;
   /** Idempotency keys of create requests still in flight (account:mode:key). */
   inFlight: Set<string>;
   /** Write-ahead records of transactions told to PayForge (contract 11, crash windows). */

@@ -1,7 +1,7 @@
 // Intent rows: prepared statements for the hot paths (insert, update, get by id) and the
 // filtered, newest-first list. Maps rows to the domain IntentRecord and back.
 import type { Database, Statement } from 'bun:sqlite';
-import type { IntentRecord, IntentState, Mode } from '../domain/intent';
+import type { IntentRecord, IntentState, LatePayment, Mode } from '../domain/intent';
 
 /** Row columns the runtime keeps beside the domain record. */
 export interface IntentStorage {
@@ -21,7 +21,7 @@ const COLUMNS = [
   'fulfiller', 'direction', 'state', 'reference', 'metadata', 'idempotency_key', 'ttl_seconds', 'expires_at',
   'created_at', 'updated_at', 'retry_required', 'pending_at_expiry', 'tx_signature', 'detected_at',
   'ata_rent_lamports', 'confirmed_at', 'finalized_at', 'failure_reason', 'refunded_by', 'refund_of',
-  'build_data', 'signed_transaction', 'watch_data', 'snapshot', 'machine_version',
+  'build_data', 'signed_transaction', 'watch_data', 'snapshot', 'machine_version', 'solana_reference', 'late_payment',
 ] as const;
 
 function toRow(i: StoredIntent): unknown[] {
@@ -31,7 +31,8 @@ function toRow(i: StoredIntent): unknown[] {
     i.createdAt, i.updatedAt, i.retryRequired ? 1 : 0, i.pendingAtExpiry ? 1 : 0, i.txSignature, i.detectedAt,
     i.ataRentLamports, i.confirmedAt, i.finalizedAt, i.failureReason, i.refundedBy, i.refundOf,
     i.buildData === null ? null : JSON.stringify(i.buildData), i.signedTransaction,
-    i.watchData === null ? null : JSON.stringify(i.watchData), i.snapshot, i.machineVersion,
+    i.watchData === null ? null : JSON.stringify(i.watchData), i.snapshot, i.machineVersion, i.solanaReference,
+    i.latePayment === null ? null : JSON.stringify({ ...i.latePayment, amountBaseUnits: i.latePayment.amountBaseUnits.toString() }),
   ];
 }
 
@@ -73,7 +74,14 @@ function fromRow(r: Row): StoredIntent {
     watchData: json(r.watch_data),
     snapshot: r.snapshot as string,
     machineVersion: r.machine_version as number,
+    solanaReference: (r.solana_reference as string | null) ?? null,
+    latePayment: latePaymentOf(r.late_payment),
   };
+}
+
+function latePaymentOf(v: unknown): LatePayment | null {
+  const j = json<Omit<LatePayment, 'amountBaseUnits'> & { amountBaseUnits: string }>(v);
+  return j === null ? null : { ...j, amountBaseUnits: BigInt(j.amountBaseUnits) };
 }
 
 export interface ListIntentsQuery {
@@ -97,6 +105,12 @@ export interface IntentRepo {
   /** Live intents (not terminal): what boot rehydrates. */
   listLive(): StoredIntent[];
   findByTxSignature(chain: string, txSignature: string): StoredIntent | null;
+  findBySolanaReference(reference: string): StoredIntent | null;
+  /**
+   * Intents a transfer to this receiver may concern (detection, contract section 11): live ones,
+   * and any updated since `since` (closed within the look-back). Newest first.
+   */
+  listByReceiver(chain: string, requestor: string, tokenAddress: string, since: number): StoredIntent[];
 }
 
 export function createIntentRepo(sqlite: Database): IntentRepo {
@@ -112,6 +126,11 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
     `SELECT * FROM intents WHERE state IN ('created','pending','confirmed','dropped') ORDER BY seq`,
   );
   const byTx = sqlite.prepare('SELECT * FROM intents WHERE chain = ? AND tx_signature = ?');
+  const byReference = sqlite.prepare('SELECT * FROM intents WHERE solana_reference = ?');
+  const byReceiver = sqlite.prepare(
+    `SELECT * FROM intents INDEXED BY intents_receiver WHERE chain = ? AND requestor = ? AND token_address = ?
+       AND (state IN ('created','pending','confirmed','dropped') OR updated_at >= ?) ORDER BY seq DESC LIMIT 1000`,
+  );
   const listCache = new Map<string, Statement>();
 
   return {
@@ -144,5 +163,11 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
       const r = byTx.get(chain, tx) as Row | null;
       return r ? fromRow(r) : null;
     },
+    findBySolanaReference: (ref) => {
+      const r = byReference.get(ref) as Row | null;
+      return r ? fromRow(r) : null;
+    },
+    listByReceiver: (chain, requestor, tokenAddress, since) =>
+      (byReceiver.all(chain, requestor, tokenAddress, since) as Row[]).map(fromRow),
   };
 }

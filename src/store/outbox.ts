@@ -8,7 +8,8 @@ export interface OutboxEvent {
   envelope: EventEnvelope;
   accountId: string;
   mode: Mode;
-  intentId: string;
+  /** null for a payment.unmatched event whose payment names no intent. */
+  intentId: string | null;
   createdAt: number;
 }
 

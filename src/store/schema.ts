@@ -101,6 +101,9 @@ export const intents = sqliteTable(
     index('intents_live').on(t.state).where(sql`state IN ('created','pending','confirmed','dropped')`),
     uniqueIndex('intents_tx_signature').on(t.chain, t.txSignature),
     uniqueIndex('intents_solana_reference').on(t.solanaReference).where(sql`solana_reference IS NOT NULL`),
+    // Detection: the intents a transfer to one receiving address may pay, and the receivers to watch.
+    index('intents_receiver').on(t.chain, t.requestor, t.tokenAddress),
+    index('intents_chain_updated').on(t.chain, t.updatedAt),
   ],
 );
 
@@ -202,7 +205,8 @@ export const events = sqliteTable(
     id: text('id').notNull(),
     accountId: text('account_id').notNull(),
     mode: text('mode', { enum: ['test', 'live'] }).notNull(),
-    intentId: text('intent_id').notNull(),
+    /** null for payment.unmatched events of a payment that names no intent. */
+    intentId: text('intent_id'),
     type: text('type').notNull(),
     /** The exact JSON envelope sent to receivers; signatures are over these bytes. */
     payload: text('payload').notNull(),

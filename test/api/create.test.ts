@@ -39,6 +39,7 @@ describe('create: success', () => {
       'amount', 'amountBaseUnits', 'ataRentLamports', 'chain', 'confirmedAt', 'createdAt', 'detectedAt', 'direction', 'expiresAt',
       'failureReason', 'finalizedAt', 'fulfiller', 'id', 'idempotencyKey', 'livemode', 'metadata', 'pendingAtExpiry', 'reference',
       'refundOf', 'refundedBy', 'requestor', 'retryRequired', 'state', 'ttlSeconds', 'token', 'tokenAddress', 'txSignature', 'updatedAt',
+      'solanaReference', 'paymentUri', 'latePayment',
     ].sort());
     expect(Date.parse(i.expiresAt) - Date.parse(i.createdAt)).toBe(900_000);
     expect(i.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

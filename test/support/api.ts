@@ -22,7 +22,7 @@ export function expectError(r: ApiResponse, status: number, code: string, param?
 export async function eventsOf(api: ApiClient, intentId: string): Promise<Array<{ type: string; eventId: string; data: { intent: any } }>> {
   const r = await api.get('/v1/events?limit=100');
   expect(r.status).toBe(200);
-  return (r.body.events as any[]).filter((e) => e.data.intent.id === intentId).reverse();
+  return (r.body.events as any[]).filter((e) => e.data.intent?.id === intentId).reverse();
 }
 
 export async function eventTypes(api: ApiClient, intentId: string): Promise<string[]> {

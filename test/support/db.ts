@@ -48,6 +48,7 @@ export function storedIntent(over: Partial<StoredIntent> = {}): StoredIntent {
     requestor: '0x1111111111111111111111111111111111111111',
     fulfiller: null,
     direction: 'request',
+    solanaReference: null,
     state: 'created',
     reference: null,
     metadata: {},

@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { MAX_AMOUNT_CHARS } from '../../domain/money';
 import { EVENT_TYPES, INTENT_STATES } from '../../domain/intent';
+import { Payment } from '../payments/model';
 
 /** A JSON integer only: Elysia's t.Integer also accepts (and converts) numeric strings. */
 const Int = (o: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(o);
@@ -30,6 +31,18 @@ function InputEnum<const T extends readonly [string, ...string[]]>(values: T, op
   return schema as unknown as ReturnType<typeof t.UnionEnum<T>>;
 }
 const Iso = t.String({ format: 'date-time' });
+
+/** Money that arrived after the intent closed (expired, cancelled, failed). */
+export const LatePayment = t.Object(
+  {
+    txSignature: t.String(),
+    amount: t.String(),
+    amountBaseUnits: t.String(),
+    from: t.String(),
+    detectedAt: Iso,
+  },
+  { additionalProperties: false },
+);
 
 export const PaymentIntent = t.Object(
   {
@@ -61,6 +74,9 @@ export const PaymentIntent = t.Object(
     refundedBy: Nullable(t.String()),
     refundOf: Nullable(t.String()),
     failureReason: Nullable(t.String()),
+    solanaReference: Nullable(t.String({ description: 'Solana family: base58 Solana Pay reference key carried by every built transaction; null on EVM' })),
+    paymentUri: t.String({ description: 'Solana Pay transfer request or EIP-681 URI: pay with no build (wallet link or QR code)' }),
+    latePayment: Nullable(LatePayment),
   },
   { $id: '#/components/schemas/PaymentIntent', additionalProperties: false },
 );
@@ -148,7 +164,8 @@ export const EventEnvelope = t.Object({
   type: t.UnionEnum([...EVENT_TYPES]),
   createdAt: Iso,
   livemode: t.Boolean(),
-  data: t.Object({ intent: PaymentIntent }),
+  // payment.unmatched carries the payment record; every other event the intent.
+  data: t.Union([t.Object({ intent: PaymentIntent }), t.Object({ payment: Payment })]),
 });
 
 export const ErrorResponse = t.Object({

@@ -4,6 +4,7 @@ import type { ChainAdapter } from '../types';
 import { isValidAddress, normalizeAddress } from './address';
 import { broadcastSigned } from './broadcast';
 import { buildTransfer } from './build';
+import { createEvmDetector } from './detect';
 import { reuseTransfer } from './reuse-build';
 import { fetchSubmitted } from './fetch-submitted';
 import { verifyTransfer } from './verify';
@@ -20,4 +21,5 @@ export const evmAdapter: ChainAdapter = {
   fetchSubmitted,
   broadcast: (_network, rpc, submission) => broadcastSigned(rpc, submission),
   createWatcher: (network, rpc, report) => createEvmWatcher(network, rpc, report),
+  createDetector: (network, rpc, source) => createEvmDetector(network, rpc, source),
 };

@@ -1,0 +1,31 @@
+// /v1/payments routes: the ledger of transfers found on chain (contract section 11).
+import type { Elysia } from 'elysia';
+import { getPayment } from '../../intents/get-payment';
+import { listPayments } from '../../intents/list-payments';
+import type { ApiDeps } from '../deps';
+import { IdParams } from '../intents/model';
+import { parseLimit } from '../webhooks/index';
+import { ListPaymentsQuery, ListPaymentsResponse, PaymentResponse } from './model';
+
+const tags = ['Payments'];
+
+// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
+export function paymentRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
+  const s = d.services;
+  return app
+    .get(
+      '/v1/payments',
+      ({ request, query }) =>
+        listPayments(s, d.caller(request), { limit: parseLimit(query.limit), startingAfter: query.starting_after, status: query.status }),
+      {
+        query: ListPaymentsQuery,
+        response: { 200: ListPaymentsResponse },
+        detail: { tags, summary: 'Transfers found on chain (matched, late, unmatched), newest first' },
+      },
+    )
+    .get('/v1/payments/:id', ({ request, params }) => getPayment(s, d.caller(request), params.id), {
+      params: IdParams,
+      response: { 200: PaymentResponse },
+      detail: { tags, summary: 'Retrieve a payment' },
+    });
+}

@@ -1,0 +1,180 @@
+// A transfer found on chain (by a detector, whoever broadcast it) is matched to intents as
+// contract section 11 says and written in ONE runtime write: it drives the one open intent it pays
+// (like a submit, every event in order), or it becomes a late / unmatched payment record. One
+// transaction never pays two intents nor makes two records (payments is unique on the transaction).
+import type { Tx } from '../actors/runtime';
+import type { FoundTransfer } from '../chains/types';
+import { newId } from '../domain/ids';
+import { toWire, type IntentState } from '../domain/intent';
+import { toPaymentWire, type PaymentReason, type PaymentRecord, type PaymentStatus, type PaymentWire } from '../domain/payment';
+import type { StoredIntent } from '../store/intents';
+import type { Services } from './services';
+
+export type RecordFoundTransferResult =
+  | { outcome: 'ignored'; payment: null }
+  | { outcome: 'recorded' | 'known'; payment: PaymentWire };
+
+const OPEN: ReadonlySet<IntentState> = new Set(['created', 'dropped', 'pending']);
+const CLOSED: ReadonlySet<IntentState> = new Set(['expired', 'cancelled', 'failed']);
+const PAID: ReadonlySet<IntentState> = new Set(['confirmed', 'finalized']);
+/** Block times have one-second resolution on both families: a transfer in the intent's own second counts. */
+const BLOCK_TIME_SLACK_MS = 1000;
+
+type Verdict =
+  | { kind: 'drive'; intent: StoredIntent }
+  | { kind: 'late'; intent: StoredIntent }
+  | { kind: 'unmatched'; reason: PaymentReason; intent: StoredIntent | null; account: StoredIntent };
+
+export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promise<RecordFoundTransferResult> {
+  const network = s.chains.network(ft.chain);
+  if (!network) return { outcome: 'ignored', payment: null };
+  const adapter = s.chains.adapter(network.family);
+  const norm = (a: string) => adapter.normalizeAddress(a);
+  const token = Object.entries(network.tokens).find(([, t]) => norm(t.address) === norm(ft.tokenAddress));
+  if (!token) return { outcome: 'ignored', payment: null };
+  const found: FoundTransfer = { ...ft, from: norm(ft.from), to: norm(ft.to), tokenAddress: token[1].address };
+  const lookbackMs = s.config.detection.lookbackSeconds * 1000;
+
+  return s.runtime.write((tx) => {
+    const known = s.payments.findByTx(found.chain, found.txSignature);
+    if (known) {
+      // Seen before (another scan, or an earlier commitment): only a deeper commitment is news.
+      if (known.status === 'matched' && known.intentId !== null) {
+        const cur = tx.get(known.intentId);
+        if (cur && cur.txSignature === found.txSignature) advance(tx, cur, found);
+      }
+      return { outcome: 'known' as const, payment: toPaymentWire(known) };
+    }
+    const verdict = decide(s, tx, found, lookbackMs);
+    if (verdict === null) return { outcome: 'ignored' as const, payment: null };
+    const base = {
+      id: newId('pay'),
+      chain: found.chain,
+      token: token[0],
+      tokenAddress: found.tokenAddress,
+      decimals: token[1].decimals,
+      amountBaseUnits: found.amountBaseUnits,
+      from: found.from,
+      to: found.to,
+      txSignature: found.txSignature,
+      detectedAt: tx.now,
+    };
+    const record = (owner: StoredIntent, intentId: string | null, status: PaymentStatus, reason: PaymentReason | null) => {
+      const p: PaymentRecord = { ...base, accountId: owner.accountId, mode: owner.mode, intentId, status, reason };
+      s.payments.insert(p);
+      return toPaymentWire(p);
+    };
+
+    if (verdict.kind === 'drive') {
+      const i = verdict.intent;
+      // Followed like a submitted transaction (known by id only: never rebroadcast). A submit's own
+      // row for the same transaction is kept as it is.
+      if (!s.submissions.findByTx(found.chain, found.txSignature)) {
+        s.submissions.record({
+          intentId: i.id, chain: found.chain, txSignature: found.txSignature, signer: found.from, signedTransaction: null,
+          watchData: found.watchData ?? {}, source: 'detected', status: 'sent', createdAt: tx.now,
+        });
+      }
+      let cur = i;
+      if (cur.state === 'created' || cur.state === 'dropped') {
+        cur = tx.apply(cur, { type: 'SUBMIT', at: tx.now, txSignature: found.txSignature }, 'throw', {
+          fulfiller: cur.fulfiller ?? found.from,
+          signedTransaction: null,
+          watchData: found.watchData ?? {},
+        })!;
+      } else if (cur.state === 'pending' && cur.txSignature !== found.txSignature) {
+        // A different transfer paid it while our transaction was in flight: follow the one that landed.
+        cur = tx.patch(cur, { signedTransaction: null, watchData: found.watchData ?? {} });
+      }
+      advance(tx, cur, found);
+      return { outcome: 'recorded' as const, payment: record(i, i.id, 'matched', null) };
+    }
+    if (verdict.kind === 'late') {
+      const i = verdict.intent;
+      const late = tx.patch(i, {
+        latePayment: { txSignature: found.txSignature, amountBaseUnits: found.amountBaseUnits, from: found.from, detectedAt: tx.now },
+      });
+      tx.event({ type: 'intent.late_payment', accountId: i.accountId, mode: i.mode, intentId: i.id, data: { intent: toWire(late) } });
+      return { outcome: 'recorded' as const, payment: record(i, i.id, 'late', 'intent_closed') };
+    }
+    const payment = record(verdict.account, verdict.intent?.id ?? null, 'unmatched', verdict.reason);
+    tx.event({
+      type: 'payment.unmatched', accountId: verdict.account.accountId, mode: verdict.account.mode, intentId: payment.intentId, data: { payment },
+    });
+    return { outcome: 'recorded' as const, payment };
+  });
+}
+
+/** Move a driven intent as far as the transfer's commitment allows (each step's events, in order). */
+function advance(tx: Tx, cur: StoredIntent, ft: FoundTransfer): void {
+  if (cur.state === 'pending') {
+    const type = ft.commitment === 'finalized' ? 'CHAIN_FINALIZED' : 'CHAIN_CONFIRMED';
+    tx.apply(cur, { type, at: tx.now, txSignature: ft.txSignature }, 'ignore');
+  } else if (cur.state === 'confirmed' && ft.commitment === 'finalized') {
+    tx.apply(cur, { type: 'CHAIN_FINALIZED', at: tx.now, txSignature: ft.txSignature }, 'ignore');
+  }
+}
+
+/** The matching rules of contract section 11, strongest evidence first. null: not PayForge's business. */
+function decide(s: Services, tx: Tx, ft: FoundTransfer, lookbackMs: number): Verdict | null {
+  // 1. The transaction is already recorded for an intent (submit, submit by id): it concerns that one only.
+  const ownerId = s.intents.findByTxSignature(ft.chain, ft.txSignature)?.id ?? s.submissions.findByTx(ft.chain, ft.txSignature)?.intentId ?? null;
+  const owner = ownerId === null ? null : tx.get(ownerId);
+  if (owner) return judgeOne(tx, owner, ft);
+  // 2. It carries an intent's Solana Pay reference: that intent and no other.
+  for (const ref of ft.references) {
+    const i = s.intents.findBySolanaReference(ref);
+    if (i && i.chain === ft.chain && i.requestor === ft.to) return judgeOne(tx, tx.get(i.id) ?? i, ft);
+  }
+  // 3. By receiver, token, amount and sender.
+  const all = s.intents
+    .listByReceiver(ft.chain, ft.to, ft.tokenAddress, tx.now - lookbackMs)
+    .map((i) => tx.get(i.id) ?? i);
+  if (all.length === 0) return null;
+  const eligible = all.filter(
+    (i) => i.createdAt <= ft.landedAt + BLOCK_TIME_SLACK_MS && (i.fulfiller === null || i.fulfiller === ft.from),
+  );
+  const exact = eligible.filter((i) => i.amountBaseUnits === ft.amountBaseUnits);
+  const open = exact.filter((i) => OPEN.has(i.state) && !pastExpiry(i, ft));
+  if (open.length === 1) return { kind: 'drive', intent: open[0]! };
+  if (open.length > 1) return { kind: 'unmatched', reason: 'ambiguous', intent: null, account: open[0]! };
+  const closed = exact.filter((i) => CLOSED.has(i.state) || (OPEN.has(i.state) && pastExpiry(i, ft)));
+  if (closed.length === 1) return judgeOne(tx, closed[0]!, ft);
+  if (closed.length > 1) return { kind: 'unmatched', reason: 'ambiguous', intent: null, account: closed[0]! };
+  const paid = exact.filter((i) => PAID.has(i.state));
+  if (paid.length > 0) return { kind: 'unmatched', reason: 'duplicate', intent: paid.length === 1 ? paid[0]! : null, account: paid[0]! };
+  const wrongAmount = eligible.filter((i) => OPEN.has(i.state));
+  if (wrongAmount.length > 0) {
+    return { kind: 'unmatched', reason: 'amount_mismatch', intent: wrongAmount.length === 1 ? wrongAmount[0]! : null, account: wrongAmount[0]! };
+  }
+  return { kind: 'unmatched', reason: 'no_open_intent', intent: null, account: all[0]! };
+}
+
+/** A transfer that can only concern this one intent. */
+function judgeOne(tx: Tx, i: StoredIntent, ft: FoundTransfer): Verdict {
+  if (i.amountBaseUnits !== ft.amountBaseUnits || i.tokenAddress !== ft.tokenAddress || i.requestor !== ft.to) {
+    return { kind: 'unmatched', reason: 'amount_mismatch', intent: i, account: i };
+  }
+  if (i.txSignature === ft.txSignature && (i.state === 'pending' || i.state === 'confirmed' || i.state === 'dropped')) {
+    return { kind: 'drive', intent: i };
+  }
+  if (OPEN.has(i.state) && pastExpiry(i, ft)) {
+    // The deadline passed before the money landed: close it as the timer would have, then it is late.
+    const expired = tx.apply(i, { type: 'EXPIRE', at: tx.now }, 'ignore') ?? i;
+    if (CLOSED.has(expired.state)) return lateOrDuplicate(expired, ft);
+  }
+  if (OPEN.has(i.state)) return { kind: 'drive', intent: i };
+  if (CLOSED.has(i.state)) return lateOrDuplicate(i, ft);
+  return { kind: 'unmatched', reason: 'duplicate', intent: i, account: i };
+}
+
+function lateOrDuplicate(i: StoredIntent, ft: FoundTransfer): Verdict {
+  // A second late transfer: the payer paid twice and is owed that one back too.
+  if (i.latePayment !== null && i.latePayment.txSignature !== ft.txSignature) return { kind: 'unmatched', reason: 'duplicate', intent: i, account: i };
+  return { kind: 'late', intent: i };
+}
+
+/** A transfer that landed after the deadline of an intent with nothing in flight cannot pay it. */
+function pastExpiry(i: StoredIntent, ft: FoundTransfer): boolean {
+  return i.state !== 'pending' && ft.landedAt > i.expiresAt + BLOCK_TIME_SLACK_MS;
+}

@@ -1,0 +1,84 @@
+// Payment rows (contract section 11): the ledger of transfers found on chain. One row per
+// (chain, transaction), enforced by a unique index. Prepared statements; maps rows to PaymentRecord.
+import type { Database } from 'bun:sqlite';
+import type { Mode } from '../domain/intent';
+import type { PaymentReason, PaymentRecord, PaymentStatus } from '../domain/payment';
+
+type Row = Record<string, unknown>;
+
+const COLUMNS = [
+  'id', 'account_id', 'mode', 'chain', 'token', 'token_address', 'decimals', 'amount_base_units', 'from_address',
+  'to_address', 'tx_signature', 'intent_id', 'status', 'reason', 'detected_at',
+] as const;
+
+function fromRow(r: Row): PaymentRecord & { seq: number } {
+  return {
+    seq: r.seq as number,
+    id: r.id as string,
+    accountId: r.account_id as string,
+    mode: r.mode as Mode,
+    chain: r.chain as string,
+    token: r.token as string,
+    tokenAddress: r.token_address as string,
+    decimals: r.decimals as number,
+    amountBaseUnits: BigInt(r.amount_base_units as string),
+    from: r.from_address as string,
+    to: r.to_address as string,
+    txSignature: r.tx_signature as string,
+    intentId: (r.intent_id as string | null) ?? null,
+    status: r.status as PaymentStatus,
+    reason: (r.reason as PaymentReason | null) ?? null,
+    detectedAt: r.detected_at as number,
+  };
+}
+
+export interface ListPaymentsQuery {
+  /** Omitted: every account (the operator's dashboard). */
+  accountId?: string;
+  mode?: Mode;
+  status?: PaymentStatus;
+  /** seq of the starting_after payment: older ones only. */
+  beforeSeq?: number;
+  limit: number;
+}
+
+export type StoredPayment = PaymentRecord & { seq: number };
+
+export interface PaymentRepo {
+  insert(p: PaymentRecord): void;
+  get(id: string): StoredPayment | null;
+  findByTx(chain: string, txSignature: string): StoredPayment | null;
+  /** Newest first. */
+  list(q: ListPaymentsQuery): StoredPayment[];
+}
+
+export function createPaymentRepo(sqlite: Database): PaymentRepo {
+  const insert = sqlite.prepare(`INSERT INTO payments (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+  const get = sqlite.prepare('SELECT * FROM payments WHERE id = ?');
+  const byTx = sqlite.prepare('SELECT * FROM payments WHERE chain = ? AND tx_signature = ?');
+  return {
+    insert: (p) =>
+      void insert.run(
+        p.id, p.accountId, p.mode, p.chain, p.token, p.tokenAddress, p.decimals, p.amountBaseUnits.toString(), p.from, p.to,
+        p.txSignature, p.intentId, p.status, p.reason, p.detectedAt,
+      ),
+    get: (id) => {
+      const r = get.get(id) as Row | null;
+      return r ? fromRow(r) : null;
+    },
+    findByTx: (chain, tx) => {
+      const r = byTx.get(chain, tx) as Row | null;
+      return r ? fromRow(r) : null;
+    },
+    list: (q) => {
+      const where: string[] = [];
+      const args: (string | number)[] = [];
+      if (q.accountId !== undefined) (where.push('account_id = ?'), args.push(q.accountId));
+      if (q.mode !== undefined) (where.push('mode = ?'), args.push(q.mode));
+      if (q.status !== undefined) (where.push('status = ?'), args.push(q.status));
+      if (q.beforeSeq !== undefined) (where.push('seq < ?'), args.push(q.beforeSeq));
+      const sql = `SELECT * FROM payments ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+      return (sqlite.query(sql).all(...args, q.limit) as Row[]).map(fromRow);
+    },
+  };
+}
