@@ -30,6 +30,13 @@ export async function startServer(config: Config, opts: { bootstrap: boolean } &
     // set out of reach so that its bare 413 never answers first.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: async (req) => {
+      // Elysia finds the path by searching for "/" from index 11 of the URL, which assumes a host
+      // of 4+ characters: with "Host: x", http://x/ab/v1/intents would route as /v1/intents.
+      // Give such requests a placeholder host so the router sees the real path.
+      const hostEnd = req.url.indexOf('/', req.url.indexOf('//') + 2);
+      if (hostEnd !== -1 && hostEnd < 11) {
+        req = new Request(`http://short-host.invalid${req.url.slice(hostEnd)}`, req);
+      }
       // /v1 bodies are read (bounded) by the app after authentication. Other surfaces use
       // Elysia's parsers, so a chunked body there is measured here first.
       if (req.body && !req.headers.has('content-length') && !new URL(req.url).pathname.startsWith('/v1/')) {

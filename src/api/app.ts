@@ -123,7 +123,7 @@ export function createApp(d: ApiDeps) {
         const path = new URL(request.url).pathname;
         allowedMethods ??= methodTable(app.routes);
         const allow = allowedMethods(path);
-        if (allow.length > 0) {
+        if (allow.length > 0 && !allow.includes(request.method)) {
           return errorResponse(
             new AppError('route.method_not_allowed', `${request.method} is not allowed on ${path}; use ${allow.join(', ')}.`, { details: { allow } }),
             id,

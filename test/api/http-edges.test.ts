@@ -61,6 +61,60 @@ describe('empty query values are absent', () => {
   });
 });
 
+/** One raw HTTP/1.1 exchange on a fresh connection (bytes exactly as given); the whole answer. */
+function rawExchange(bytes: Buffer | string): Promise<string> {
+  const url = new URL(s.url);
+  return new Promise<string>((resolve, reject) => {
+    const sock = connect(Number(url.port), url.hostname, () => sock.write(bytes));
+    let text = '';
+    sock.on('data', (d) => (text += d.toString('latin1')));
+    sock.on('error', reject);
+    sock.on('close', () => resolve(text));
+  });
+}
+const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+describe('header bytes the app does see', () => {
+  it('a one-letter Host routes by the real path (Elysia assumes longer hosts)', async () => {
+    const get = (path: string) => rawExchange(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    const ok = await get('/v1/intents');
+    expect(ok).toMatch(/^HTTP\/1\.1 200/);
+    expect(bodyOf(ok)).toHaveProperty('intents');
+    const shifted = await get('/ab/v1/intents');
+    expect(shifted).toMatch(/^HTTP\/1\.1 404/);
+    expect(bodyOf(shifted).error.code).toBe('route.not_found');
+    const body = JSON.stringify(intentBody());
+    const created = await rawExchange(
+      `POST /v1/intents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(created).toMatch(/^HTTP\/1\.1 201/);
+  });
+
+  it('UTF-8 bytes in header values: the envelope, never a 5xx', async () => {
+    const auth = await rawExchange(Buffer.concat([Buffer.from('GET /v1/intents HTTP/1.1\r\nHost: localhost\r\n'), Buffer.from(`Authorization: Bearer ${key}\u2603\r\nConnection: close\r\n\r\n`, 'utf8')]));
+    expect(auth).toMatch(/^HTTP\/1\.1 401/);
+    expect(bodyOf(auth).error.code).toBe('auth.invalid_api_key');
+    const body = JSON.stringify(intentBody());
+    const idem = await rawExchange(
+      Buffer.concat([
+        Buffer.from(`POST /v1/intents HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n`),
+        Buffer.from('Idempotency-Key: caf\u00e9 \u2603\r\nX-Request-Id: \u00ff\u2603\r\n', 'utf8'),
+        Buffer.from(`Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`),
+      ]),
+    );
+    expect(idem).toMatch(/^HTTP\/1\.1 201/);
+  });
+
+  it('what Bun answers itself, before the app (README Decisions): bare 431 and 400, connection closed', async () => {
+    const big = await rawExchange(`GET /v1/intents HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(big).toMatch(/^HTTP\/1\.1 431 /);
+    const nul = await rawExchange('GET /v1/intents HTTP/1.1\r\nHost: localhost\r\nX-A: a\u0000b\r\n\r\n');
+    expect(nul).toMatch(/^HTTP\/1\.1 400 /);
+    // Still serving afterwards.
+    expect((await api.get('/v1/intents')).status).toBe(200);
+  });
+});
+
 describe('size refusals carry the envelope', () => {
   it('a declared body far over any limit (64 MiB): 413 request.too_large with the envelope, nothing read', async () => {
     // Raw socket: declare the size, send only the headers, and read the answer.
