@@ -1,5 +1,6 @@
 // `payforge serve [--bootstrap] [--inspect [ws://host:port]]`: run the HTTP server until SIGINT/SIGTERM.
 // stdout carries one JSON line (url, and the bootstrap account and test key when they were created).
+import { createLogger } from '../log';
 import { configFrom, parse, print } from './common';
 
 export async function serve(argv: string[]): Promise<void> {
@@ -14,20 +15,22 @@ export async function serve(argv: string[]): Promise<void> {
     host: values.host as string | undefined,
     inspect,
   });
+  // Every stderr line of a running server is a JSON log line (log.ts), these included.
+  const log = createLogger(config.logLevel);
   // Loaded lazily: the other commands should not pay for Elysia and the actor runtime.
   const { startServer } = await import('../server');
-  const server = await startServer(config, { bootstrap: values.bootstrap === true });
+  const server = await startServer(config, { bootstrap: values.bootstrap === true, log });
   // Handlers before the URL is printed: a supervisor that stops us as soon as we answer must
   // get a clean stop, not the default SIGTERM death (exit 143).
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`payforge: ${signal}, stopping\n`);
+    log('info', 'stopping', { signal });
     server.stop().then(
       () => process.exit(0),
       (e) => {
-        process.stderr.write(`payforge: stop failed: ${(e as Error).message}\n`);
+        log('error', 'stop failed', { error: (e as Error).message });
         process.exit(1);
       },
     );
@@ -35,13 +38,12 @@ export async function serve(argv: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   print(server.bootstrapKey ? { url: server.url, account: server.bootstrapAccount, testKey: server.bootstrapKey } : { url: server.url });
-  process.stderr.write(`payforge: listening on ${server.url} (db ${config.db})\n`);
+  log('info', 'listening', { url: server.url, db: config.db });
   if (values.bootstrap === true && !server.bootstrapKey) {
     // A second start must not leave a newcomer wondering where the first key went.
-    process.stderr.write(
-      'payforge: the database already has accounts, so bootstrap created nothing; keys are shown only once, at creation.\n' +
-        'payforge: `payforge accounts list` and `payforge keys list` show what exists; `payforge keys create --mode test` makes a new key.\n',
-    );
+    log('warn', 'the database already has accounts, so bootstrap created nothing; keys are shown only once, at creation', {
+      hint: '`payforge accounts list` and `payforge keys list` show what exists; `payforge keys create --mode test` makes a new key',
+    });
   }
 }
 

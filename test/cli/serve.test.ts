@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../support/api';
 import { freePort, runCli, startServe } from '../support/cli';
 
 describe('serve', () => {
@@ -33,6 +34,17 @@ describe('serve', () => {
     const second = await startServe(['serve', '--bootstrap', '--port', '0', '--db', db]);
     expect(second.testKey).toBeUndefined();
     expect(await second.stop()).toBe(0);
+
+    // Every stderr line of a running server is a JSON log line, its own start and stop included.
+    for (const [run, expected] of [[first, ['listening', 'stopping']], [second, ['listening', 'stopping']]] as const) {
+      const lines = (await waitFor(() => (run.stderr().includes('"stopping"') ? run.stderr() : null), 5000, 'the stop line')).trim().split('\n');
+      for (const line of lines) {
+        const entry = JSON.parse(line);
+        expect(entry, line).toMatchObject({ level: expect.any(String), msg: expect.any(String), time: expect.any(String) });
+      }
+      expect(lines.map((l) => JSON.parse(l).msg)).toEqual(expect.arrayContaining([...expected]));
+    }
+    expect(second.stderr()).toMatch(/"level":"warn","msg":"the database already has accounts/);
   });
 
   it('health fails with exit 1 when nothing listens', async () => {
