@@ -51,9 +51,9 @@ export async function build(network: Network, rpc: RpcPool, intent: ChainIntent,
     getMultipleAccounts(rpc, [mint, requestorAta], 'confirmed'),
     getLatestBlockhash(rpc, 'confirmed'),
   ]);
-  checkMint(network, intent, mintAccount);
+  checkMint(network, intent, mintAccount ?? null);
 
-  const needsAta = requestorAccount === null;
+  const needsAta = (requestorAccount ?? null) === null;
   const ataRentLamports = needsAta ? await getMinimumBalanceForRentExemption(rpc, TOKEN_ACCOUNT_SIZE) : 0;
 
   const payer = createNoopSigner(address(fulfiller));
