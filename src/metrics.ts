@@ -4,6 +4,7 @@ import type { Runtime } from './actors/runtime';
 import type { ChainRegistry } from './chains/registry';
 import type { Db } from './store/db';
 import type { GroupCommitter } from './store/group-commit';
+import { countPendingDeliveries } from './store/webhook-deliveries';
 import type { Dispatcher } from './webhooks/dispatcher';
 
 export function renderMetrics(p: { db: Db; runtime: Runtime; committer: GroupCommitter; dispatcher: Dispatcher; chainWatch: ChainWatch; chains: ChainRegistry }): string {
@@ -21,8 +22,7 @@ export function renderMetrics(p: { db: Db; runtime: Runtime; committer: GroupCom
   gauge('payforge_webhook_attempts_total', 'Webhook attempts since start', d.attempts);
   gauge('payforge_webhook_delivered_total', 'Webhook deliveries succeeded since start', d.delivered);
   gauge('payforge_webhook_failed_total', 'Webhook deliveries given up since start', d.failed);
-  const pending = p.db.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number };
-  gauge('payforge_webhook_backlog', 'Deliveries waiting to be sent', pending.n);
+  gauge('payforge_webhook_backlog', 'Deliveries waiting to be sent', countPendingDeliveries(p.db));
   lines.push('# HELP payforge_rpc_upstream_open Upstream circuit breaker open (1) or not (0)', '# TYPE payforge_rpc_upstream_open gauge');
   for (const pool of p.chains.pools()) {
     // Upstream labels are redacted by the pool (URLs often carry API keys).

@@ -4,8 +4,8 @@
 // bytes and signing headers to --forward-to (so the app there verifies them with the same secret).
 // Ctrl-C puts the endpoint back as it was (or removes the one listen created).
 import { timingSafeEqual } from 'node:crypto';
-import { restoreEndpoint, queueReplay } from '../store/event-replay';
-import { getEndpoint } from '../webhooks/endpoints';
+import { queueReplay } from '../store/event-replay';
+import { getEndpoint, restoreEndpoint } from '../store/webhook-endpoints';
 import { setEndpoint } from '../webhooks/set-endpoint';
 import { pfSignature } from '../webhooks/sign';
 import { accountOf, configFrom, parse, print, UsageError } from './common';
@@ -91,13 +91,13 @@ export async function listen(argv: string[]): Promise<void> {
     db.close();
     throw e;
   }
-  const replayed = since === null ? 0 : queueReplay(db.sqlite, { accountId, mode: 'test', since, url, now: Date.now() });
+  const replayed = since === null ? 0 : queueReplay(db, { accountId, mode: 'test', since, url, now: Date.now() });
 
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    restoreEndpoint(db.sqlite, accountId, 'test', previous?.url ?? null, Date.now());
+    restoreEndpoint(db, accountId, 'test', previous?.url ?? null, Date.now());
     await server.stop(true);
     db.close();
     process.stderr.write(previous ? `payforge listen: test endpoint restored to ${previous.url}\n` : 'payforge listen: test endpoint removed\n');

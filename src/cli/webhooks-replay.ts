@@ -3,7 +3,7 @@
 // A running server's dispatcher picks them up on its next poll.
 import { AppError } from '../domain/errors';
 import { queueReplay } from '../store/event-replay';
-import { getEndpoint } from '../webhooks/endpoints';
+import { getEndpoint } from '../store/webhook-endpoints';
 import { accountOf, configFrom, oneOf, parse, print, required, withDb } from './common';
 import { parseSince } from './since';
 
@@ -15,7 +15,7 @@ export async function webhooksReplay(argv: string[]): Promise<void> {
     const accountId = accountOf(db, values);
     const ep = getEndpoint(db, accountId, mode);
     if (!ep) throw new AppError('webhook.no_endpoint', `Account ${accountId} has no ${mode} endpoint; set one first.`, { param: 'account' });
-    return { account: accountId, mode, url: ep.url, since: new Date(since).toISOString(), queued: queueReplay(db.sqlite, { accountId, mode, since, url: ep.url, now: Date.now() }) };
+    return { account: accountId, mode, url: ep.url, since: new Date(since).toISOString(), queued: queueReplay(db, { accountId, mode, since, url: ep.url, now: Date.now() }) };
   });
   print(out);
 }

@@ -10,14 +10,16 @@ import { HTTP_STATUS } from '../api/errors';
 import { AppError } from '../domain/errors';
 import { INTENT_STATES, type IntentState, type Mode } from '../domain/intent';
 import { getAccount, listAccounts } from '../store/accounts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys';
-import { getEndpoint } from '../webhooks/endpoints';
+import { apiKeyAccountId, createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys';
+import { intentCountsByAccount } from '../store/intents-overview';
+import { deliveryOwner } from '../store/webhook-deliveries';
+import { getEndpoint, listEndpointInfo } from '../store/webhook-endpoints';
 import { retryDelivery } from '../webhooks/retry-delivery';
 import { rotateSecret } from '../webhooks/rotate-secret';
 import { setEndpoint } from '../webhooks/set-endpoint';
 import { html, page, type PageOpts, type Safe } from './html';
 import { accountBody, accountsBody, deliveriesBody, errorBox, intentBody, intentsBody, loginBody, type AccountView } from './pages';
-import { deliveryOwner, endpointsOf, intentCounts, intentTimeline, keyOwner, listAllDeliveries, listIntents } from './queries';
+import { intentTimeline, listAllDeliveries, listIntents } from './queries';
 import { COOKIE_NAME, createSessions, readCookie, sessionCookie, SESSION_TTL_MS, type Session } from './session';
 
 export const DISABLED_MESSAGE = 'disabled: set PAYFORGE_ADMIN_TOKEN';
@@ -150,7 +152,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
     const body = accountBody({
       account,
       keys: listApiKeys(d.db, account.id).sort((a, b) => b.createdAt - a.createdAt),
-      endpoints: endpointsOf(d.db, account.id),
+      endpoints: listEndpointInfo(d.db, account.id, Date.now()),
       csrf: s.csrf,
       ...extra,
     });
@@ -159,7 +161,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
 
   const hide = { detail: { hide: true } } as const;
   const accountsView = (_ctx: Ctx, s: Session) =>
-    htmlResponse(200, { title: 'Accounts', csrf: s.csrf, active: 'accounts', body: accountsBody(listAccounts(d.db), intentCounts(d.db)) });
+    htmlResponse(200, { title: 'Accounts', csrf: s.csrf, active: 'accounts', body: accountsBody(listAccounts(d.db), intentCountsByAccount(d.db)) });
 
   return app
     .get('/dashboard', view(accountsView, true) as never, hide)
@@ -205,7 +207,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
       '/dashboard/accounts/:id/keys/:keyId/revoke',
       action((ctx, s) => {
         const { id, keyId } = ctx.params as { id: string; keyId: string };
-        if (!ID_RE.test(keyId) || keyOwner(d.db, keyId) !== id) return notFound('such key on this account', s);
+        if (!ID_RE.test(keyId) || apiKeyAccountId(d.db, keyId) !== id) return notFound('such key on this account', s);
         revokeApiKey(d.db, keyId);
         return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=revoked`);
       }) as never,

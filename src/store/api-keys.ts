@@ -103,3 +103,8 @@ export function findActiveKeyByHash(db: Db, sha256hex: string): ActiveKey | null
   const found = stmt.get(sha256hex);
   return found && found.plan ? found : null;
 }
+
+/** The account a key id belongs to (revoked or not), or null when there is no such key. */
+export function apiKeyAccountId(db: Db, keyId: string): string | null {
+  return db.sqlite.query<{ accountId: string }, [string]>('SELECT account_id AS accountId FROM api_keys WHERE id = ?').get(keyId)?.accountId ?? null;
+}

@@ -28,6 +28,11 @@ export function openDb(path: string): Db {
   return { sqlite, orm, close: () => sqlite.close() };
 }
 
+/** The tags of the migrations this database has applied, in order. */
+export function appliedMigrations(db: Db): string[] {
+  return db.sqlite.query<{ tag: string }, []>('SELECT tag FROM __migrations ORDER BY tag').all().map((r) => r.tag);
+}
+
 /** Apply embedded migrations not yet recorded, each in its own transaction, in order. */
 export function migrate(sqlite: Database): void {
   sqlite.exec(

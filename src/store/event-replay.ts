@@ -1,9 +1,9 @@
 // Replaying events to an endpoint: events written while an account had no endpoint (or while
 // it pointed elsewhere) are never delivered on their own; `payforge webhooks replay --since`
 // and `payforge listen --since` queue one new delivery per event, oldest first.
-import type { Database } from 'bun:sqlite';
 import { newId } from '../domain/ids';
 import type { Mode } from '../domain/intent';
+import type { Db } from './db';
 
 export interface ReplayInput {
   accountId: string;
@@ -15,7 +15,8 @@ export interface ReplayInput {
 }
 
 /** Queue a delivery of every event since `since` to `url`; returns how many were queued. */
-export function queueReplay(sqlite: Database, input: ReplayInput): number {
+export function queueReplay(db: Db, input: ReplayInput): number {
+  const sqlite = db.sqlite;
   const events = sqlite.prepare<{ id: string }, [string, string, number]>(
     'SELECT id FROM events WHERE account_id = ? AND mode = ? AND created_at >= ? ORDER BY seq',
   );
@@ -30,10 +31,4 @@ export function queueReplay(sqlite: Database, input: ReplayInput): number {
       return ids.length;
     })
     .immediate();
-}
-
-/** Point an endpoint back at `url` (listen restores what it replaced), or remove it (null). */
-export function restoreEndpoint(sqlite: Database, accountId: string, mode: Mode, url: string | null, now: number): void {
-  if (url === null) sqlite.prepare('DELETE FROM webhook_endpoints WHERE account_id = ? AND mode = ?').run(accountId, mode);
-  else sqlite.prepare('UPDATE webhook_endpoints SET url = ?, updated_at = ? WHERE account_id = ? AND mode = ?').run(url, now, accountId, mode);
 }

@@ -1,8 +1,8 @@
 // The WebhookDelivery object of the API (seed 2.3), plus status, nextAttemptAt, lastError and
 // createdAt so an integrator can see where a delivery stands. Times are ISO 8601 with ms or null.
 // Never shows credentials, and at most a short excerpt of what the receiver answered.
-import type { Db } from '../store/db';
 import { iso } from '../domain/intent';
+import type { DeliveryRecord } from '../store/webhook-deliveries';
 
 export interface WebhookDeliveryWire {
   id: string;
@@ -19,26 +19,6 @@ export interface WebhookDeliveryWire {
   failedAt: string | null;
   createdAt: string;
 }
-
-export interface DeliveryRecord {
-  seq: number;
-  id: string;
-  eventId: string;
-  url: string;
-  status: WebhookDeliveryWire['status'];
-  responseStatus: number | null;
-  attemptCount: number;
-  lastAttemptedAt: number | null;
-  nextAttemptAt: number;
-  lastError: string | null;
-  deliveredAt: number | null;
-  failedAt: number | null;
-  createdAt: number;
-}
-
-export const DELIVERY_COLUMNS = `seq, id, event_id AS eventId, url, status, response_status AS responseStatus,
-  attempt_count AS attemptCount, last_attempted_at AS lastAttemptedAt, next_attempt_at AS nextAttemptAt,
-  last_error AS lastError, delivered_at AS deliveredAt, failed_at AS failedAt, created_at AS createdAt`;
 
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
@@ -81,8 +61,4 @@ export function toDeliveryWire(r: DeliveryRecord): WebhookDeliveryWire {
     failedAt: isoOrNull(r.failedAt),
     createdAt: iso(r.createdAt),
   };
-}
-
-export function getDeliveryRecord(db: Db, id: string): DeliveryRecord | null {
-  return db.sqlite.query<DeliveryRecord, [string]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ?`).get(id);
 }

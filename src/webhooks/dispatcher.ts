@@ -3,9 +3,10 @@
 // slow or dead receiver only ever occupies its own slots. Crash-safe: state lives in the rows.
 import type { Config } from '../config.types';
 import type { Db } from '../store/db';
-import { createClaimer, type ClaimedDelivery } from './claim';
+import { createDispatchStore, type AttemptRecord, type ClaimedDelivery, type LeaseRef } from '../store/webhook-dispatch';
+import { createClaimer } from './claim';
 import { activeSecrets } from './endpoints';
-import { createRecorder, decideAttempt, type AttemptRecord } from './record-attempt';
+import { decideAttempt } from './record-attempt';
 import { sendDelivery, type FetchFn, type SendOutcome } from './send';
 import { signHeaders } from './sign';
 import { systemLookup, type Lookup } from './url-policy';
@@ -39,13 +40,6 @@ export interface Dispatcher {
   stats(): DispatcherStats;
 }
 
-interface SendContext {
-  payload: string | null;
-  secret: string | null;
-  previousSecret: string | null;
-  previousSecretExpiresAt: number | null;
-}
-
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { db, config } = deps;
   const w = config.webhooks;
@@ -57,21 +51,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   // could be claimed twice.
   const leaseMs = Math.max(w.leaseMs, w.timeoutMs * 2);
 
-  const claim = createClaimer(db.sqlite);
-  const recorder = createRecorder(db.sqlite);
-  // Payload and the secrets are read at send time: a rotation applies to retries at once.
-  const contextStmt = db.sqlite.prepare<SendContext, [string, string, string]>(
-    `SELECT e.payload AS payload, w.secret AS secret, w.previous_secret AS previousSecret,
-            w.previous_secret_expires_at AS previousSecretExpiresAt
-       FROM (SELECT 1) LEFT JOIN events e ON e.id = ?1
-       LEFT JOIN webhook_endpoints w ON w.account_id = ?2 AND w.mode = ?3`,
-  );
+  const store = createDispatchStore(db);
+  const claim = createClaimer(store);
 
   const perUrl = new Map<string, number>();
   let inFlight = 0;
   const running = new Set<Promise<void>>();
   let toRecord: AttemptRecord[] = [];
-  let toRelease: Array<{ id: string; leaseUntil: number }> = [];
+  let toRelease: LeaseRef[] = [];
   const stats = { attempts: 0, delivered: 0, failed: 0 };
   const abort = new AbortController();
   let started = false;
@@ -88,32 +75,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     setImmediate(tick);
   }
 
-  // Records and the next claim share one short transaction: one commit (fsync) per tick.
-  const recordAndClaim = db.sqlite.transaction(
-    (records: AttemptRecord[], releases: Array<{ id: string; leaseUntil: number }>, claimSlots: boolean, deep: boolean): ClaimedDelivery[] => {
-      recorder.record(records);
-      recorder.release(releases);
-      if (!claimSlots) return [];
-      const t = now();
-      return claim({ now: t, leaseUntil: t + leaseMs, limit: w.concurrency - inFlight, perEndpoint: w.perEndpointConcurrency, inFlight: perUrl, deep });
-    },
-  );
-
-  // The dispatcher's own commits skip the fsync (synchronous=NORMAL; WAL keeps them atomic and
-  // safe across a process crash). Only an OS crash can lose the last few, and losing a claim or a
-  // record just means the lease runs out and the row is sent again: at least once either way.
-  // The connection's setting (FULL, for transitions) is restored before anything else runs.
-  const syncLevel = (db.sqlite.query('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
-  const relaxed = db.sqlite.prepare('PRAGMA synchronous = NORMAL');
-  const restore = db.sqlite.prepare(`PRAGMA synchronous = ${syncLevel}`);
-  function relaxedDurability<T>(fn: () => T): T {
-    if (syncLevel <= 1) return fn();
-    relaxed.run();
-    try {
-      return fn();
-    } finally {
-      restore.run();
-    }
+  // Records and the next claim share one short transaction: one commit per tick, without an
+  // fsync (the store's relaxedTransaction says why that is safe).
+  function recordAndClaim(records: AttemptRecord[], releases: LeaseRef[], claimSlots: boolean, deep: boolean): ClaimedDelivery[] {
+    store.record(records);
+    store.release(releases);
+    if (!claimSlots) return [];
+    const t = now();
+    return claim({ now: t, leaseUntil: t + leaseMs, limit: w.concurrency - inFlight, perEndpoint: w.perEndpointConcurrency, inFlight: perUrl, deep });
   }
 
   /** Write pending records (and claim more when `claimSlots`); on failure keep them for the next try. */
@@ -123,7 +92,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     toRecord = [];
     toRelease = [];
     try {
-      return relaxedDurability(() => recordAndClaim.immediate(records, releases, claimSlots, deep));
+      return store.relaxedTransaction(() => recordAndClaim(records, releases, claimSlots, deep));
     } catch (e) {
       // Busy or I/O trouble: nothing was written; the lease fence keeps a late retry safe.
       toRecord = records.concat(toRecord);
@@ -161,7 +130,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   async function attempt(row: ClaimedDelivery): Promise<void> {
-    const ctx = contextStmt.get(row.eventId, row.accountId, row.mode);
+    const ctx = store.sendContext(row.eventId, row.accountId, row.mode);
     const sentAt = now();
     let outcome: SendOutcome;
     if (!ctx?.payload) outcome = { ok: false, status: null, error: `event ${row.eventId} not found` };

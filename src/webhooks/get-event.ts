@@ -2,6 +2,7 @@
 import { AppError } from '../domain/errors';
 import type { EventEnvelope, Mode } from '../domain/intent';
 import type { Db } from '../store/db';
+import { getEventPayload } from '../store/events';
 
 export interface GetEventInput {
   accountId: string;
@@ -10,10 +11,8 @@ export interface GetEventInput {
 }
 
 export function getEvent(db: Db, input: GetEventInput): EventEnvelope {
-  const row = db.sqlite
-    .query<{ payload: string }, [string, string, string]>('SELECT payload FROM events WHERE id = ? AND account_id = ? AND mode = ?')
-    .get(input.eventId, input.accountId, input.mode);
+  const payload = getEventPayload(db, input.eventId, input.accountId, input.mode);
   // Another account's event answers exactly like a missing one (never reveal it exists).
-  if (!row) throw new AppError('event.not_found', `No event ${input.eventId}`, { details: { event_id: input.eventId } });
-  return JSON.parse(row.payload) as EventEnvelope;
+  if (payload === null) throw new AppError('event.not_found', `No event ${input.eventId}`, { details: { event_id: input.eventId } });
+  return JSON.parse(payload) as EventEnvelope;
 }

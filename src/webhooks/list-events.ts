@@ -3,6 +3,7 @@
 import { AppError } from '../domain/errors';
 import type { EventEnvelope, Mode } from '../domain/intent';
 import type { Db } from '../store/db';
+import { eventSeq, listEventPayloads } from '../store/events';
 
 export interface ListEventsInput {
   accountId: string;
@@ -20,21 +21,15 @@ export interface ListEventsResult {
 export function listEvents(db: Db, input: ListEventsInput): ListEventsResult {
   let before = Number.MAX_SAFE_INTEGER;
   if (input.startingAfter !== undefined) {
-    const cursor = db.sqlite
-      .query<{ seq: number }, [string, string, string]>('SELECT seq FROM events WHERE id = ? AND account_id = ? AND mode = ?')
-      .get(input.startingAfter, input.accountId, input.mode);
-    if (!cursor)
+    const cursor = eventSeq(db, input.startingAfter, input.accountId, input.mode);
+    if (cursor === null)
       throw new AppError('request.invalid_param', `starting_after ${input.startingAfter} is not an event of this account`, {
         param: 'starting_after',
       });
-    before = cursor.seq;
+    before = cursor;
   }
   // One row more than asked tells whether another page exists.
-  const rows = db.sqlite
-    .query<{ payload: string }, [string, string, number, number]>(
-      'SELECT payload FROM events WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
-    )
-    .all(input.accountId, input.mode, before, input.limit + 1);
+  const rows = listEventPayloads(db, input.accountId, input.mode, before, input.limit + 1);
   const hasMore = rows.length > input.limit;
-  return { events: rows.slice(0, input.limit).map((r) => JSON.parse(r.payload) as EventEnvelope), hasMore };
+  return { events: rows.slice(0, input.limit).map((p) => JSON.parse(p) as EventEnvelope), hasMore };
 }

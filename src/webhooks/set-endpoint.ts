@@ -4,8 +4,9 @@
 import type { Config } from '../config.types';
 import { AppError } from '../domain/errors';
 import type { Mode } from '../domain/intent';
+import { getAccount } from '../store/accounts';
 import type { Db } from '../store/db';
-import { accountExists, getEndpoint } from './endpoints';
+import { saveEndpointUrl } from '../store/webhook-endpoints';
 import { newSecret } from './sign';
 import { assertEndpointAllowed, type Lookup } from './url-policy';
 
@@ -27,30 +28,12 @@ export async function setEndpoint(
   input: SetEndpointInput,
   deps: { lookup?: Lookup; now?: () => number } = {},
 ): Promise<SetEndpointResult> {
-  if (!accountExists(db, input.accountId))
+  if (!getAccount(db, input.accountId))
     throw new AppError('account.not_found', `No account ${input.accountId}`, { param: 'account' });
   // DNS first, outside any transaction: the write below stays short and synchronous.
   const url = (
     await assertEndpointAllowed(input.url, { mode: input.mode, allowPrivateUrls: cfg.webhooks.allowPrivateUrls }, deps.lookup)
   ).href;
   const now = (deps.now ?? Date.now)();
-  return db.sqlite
-    .transaction((): SetEndpointResult => {
-      const existing = getEndpoint(db, input.accountId, input.mode);
-      if (existing) {
-        db.sqlite
-          .query('UPDATE webhook_endpoints SET url = ?, updated_at = ? WHERE account_id = ? AND mode = ?')
-          .run(url, now, input.accountId, input.mode);
-        return { url, secret: existing.secret };
-      }
-      const secret = newSecret();
-      db.sqlite
-        .query(
-          `INSERT INTO webhook_endpoints (account_id, mode, url, secret, previous_secret, previous_secret_expires_at, created_at, updated_at)
-           VALUES (?, ?, ?, ?, NULL, NULL, ?, ?)`,
-        )
-        .run(input.accountId, input.mode, url, secret, now, now);
-      return { url, secret };
-    })
-    .immediate();
+  return saveEndpointUrl(db, { accountId: input.accountId, mode: input.mode, url, now, newSecret });
 }

@@ -149,6 +149,12 @@ describe('architecture boundaries', () => {
     expect([...KNOWN.keys()].filter((k) => !found.has(k))).toEqual([]);
   });
 
+  it('has no SQL outside src/store (the same pattern as the grep in issue 16)', () => {
+    const sql = /["'`]\s*(SELECT|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM|PRAGMA)/;
+    const found = [...graph.keys()].filter((f) => !f.startsWith('src/store/') && sql.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(found).toEqual([]);
+  });
+
   it('has no import cycle', () => {
     expect(cycles(graph)).toEqual([]);
   });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db';
-import { getEndpoint } from '../../src/webhooks/endpoints';
+import { getEndpoint } from '../../src/store/webhook-endpoints';
 import { pfSignature } from '../../src/webhooks/sign';
 import { cleanEnv, MAIN, REPO_ROOT, runCli, startServe } from '../support/cli';
 import { startReceiver } from '../support/receiver';

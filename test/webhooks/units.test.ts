@@ -2,8 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.types';
 import { MAX_SPAN_MS, nextAttemptAt } from '../../src/webhooks/backoff';
+import { createDispatchStore } from '../../src/store/webhook-dispatch';
 import { createClaimer } from '../../src/webhooks/claim';
-import { createRecorder } from '../../src/webhooks/record-attempt';
 import { pfSignature, signHeaders, standardSignature } from '../../src/webhooks/sign';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -74,7 +74,7 @@ describe('claim and record', () => {
     rows(rx.url('/a'), 20, acct, now - 5000);
     rows(rx.url('/b'), 3, acct, now - 10);
     rows(rx.url('/c'), 2, acct, now + 60_000); // not due
-    const claim = createClaimer(db.sqlite);
+    const claim = createClaimer(createDispatchStore(db));
     const first = claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map(), deep: true });
     const count = (u: string, rs: Array<{ url: string }>) => rs.filter((r) => r.url === rx.url(u)).length;
     expect([count('/a', first), count('/b', first), count('/c', first)]).toEqual([4, 3, 0]);
@@ -92,7 +92,7 @@ describe('claim and record', () => {
     const now = Date.now();
     rows(rx.url('/a'), 100, acct, now - 5000);
     rows(rx.url('/b'), 3, acct, now - 10);
-    const claim = createClaimer(db.sqlite);
+    const claim = createClaimer(createDispatchStore(db));
     const args = { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map<string, number>() };
     const shallow = claim({ ...args, deep: false });
     expect(shallow.map((r) => r.url)).toEqual(Array(4).fill(rx.url('/a')));
@@ -103,12 +103,12 @@ describe('claim and record', () => {
   it("drops a record whose lease was taken over (fencing), so attempts are not double counted", () => {
     const acct = createAccount(db);
     const [id] = rows(rx.url('/a'), 1, acct);
-    const claim = createClaimer(db.sqlite);
+    const claim = createClaimer(createDispatchStore(db));
     const now = Date.now();
     const [mine] = claim({ now, leaseUntil: now + 10, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });
     const [theirs] = claim({ now: now + 11, leaseUntil: now + 5000, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });
     expect(theirs!.id).toBe(id);
-    const recorder = createRecorder(db.sqlite);
+    const recorder = createDispatchStore(db);
     const rec = { id: id!, status: 'pending' as const, attemptCount: 1, attemptedAt: now, responseStatus: 500, error: 'x', nextAttemptAt: now + 100 };
     expect(recorder.record([{ ...rec, leaseUntil: mine!.leaseUntil }])).toBe(0);
     expect(deliveryRow(db, id!)).toMatchObject({ attemptCount: 0, leaseUntil: now + 5000 });
