@@ -18,6 +18,9 @@ import { reconcileSubmissions } from './intents/record-submission';
 import type { Services, SubmitFaults } from './intents/services';
 import { createScreener } from './screening/screener';
 import { findActiveKeyByHash, touchApiKeys } from './store/api-keys';
+import { getAccount } from './store/accounts';
+import { getPublicUrl, setPublicUrl } from './domain/pay-url';
+import { payRoutes } from './pay/index';
 import { openDb, type Db } from './store/db';
 import { createGroupCommitter } from './store/group-commit';
 import { createIdempotencyRepo } from './store/idempotency';
@@ -116,6 +119,16 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     ready: () => ready,
     metrics: () => renderMetrics({ db, runtime, committer, dispatcher, chainWatch, chains }),
     log,
+  });
+
+  // The payment page: a sibling surface on the same server, with its own per-token rate limit.
+  setPublicUrl(config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`);
+  payRoutes(app, {
+    services,
+    findByPayToken: (token) => intents.findByPayToken(token) as (ReturnType<typeof intents.get> & { payToken: string }) | null,
+    merchantName: (accountId) => getAccount(db, accountId)?.name ?? 'Merchant',
+    publicUrl: getPublicUrl,
+    limiter: createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
   });
 
   return {

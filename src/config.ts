@@ -94,6 +94,9 @@ export const ConfigSchema = obj({
   rateLimit: obj({ perSecond: positive(), burst: num(1) }),
   rpc: obj({ timeoutMs: num(1), breakerFailures: int(1), breakerCooldownMs: num(0), retryAfterSeconds: int(1) }),
   adminToken: Type.Union([Type.Null(), str()], { description: 'a non-empty string' }),
+  publicUrl: Type.Union([Type.Null(), Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })], {
+    description: 'null or an http(s) URL without query or fragment, e.g. https://pay.example.com',
+  }),
   logLevel: Type.Union(
     [Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')],
     { description: 'one of debug, info, warn, error' },
@@ -114,6 +117,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env, opts
   if (nonEmpty(env.PAYFORGE_HOST) !== undefined) over.host = env.PAYFORGE_HOST;
   if (nonEmpty(env.PAYFORGE_DB) !== undefined) over.db = env.PAYFORGE_DB;
   if (nonEmpty(env.PAYFORGE_ADMIN_TOKEN) !== undefined) over.adminToken = env.PAYFORGE_ADMIN_TOKEN;
+  if (nonEmpty(env.PAYFORGE_PUBLIC_URL) !== undefined) over.publicUrl = env.PAYFORGE_PUBLIC_URL;
   if (nonEmpty(env.PAYFORGE_LOG_LEVEL) !== undefined) over.logLevel = env.PAYFORGE_LOG_LEVEL;
   if (flags.port !== undefined) over.port = toPort(String(flags.port), '--port');
   if (flags.host !== undefined) over.host = flags.host;

@@ -42,6 +42,8 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   rpc: { timeoutMs: number; breakerFailures: number; breakerCooldownMs: number; retryAfterSeconds: number };
   adminToken: string | null;
+  /** Where payers reach this server (pay links); null = http://<host>:<port> of the listener. */
+  publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** serve --inspect: false (off), true (the Sky inspector), or a ws:// URL of a local receiver. */
   inspect: boolean | string;
@@ -69,6 +71,7 @@ export const DEFAULT_CONFIG: Config = {
   rateLimit: { perSecond: 200, burst: 400 },
   rpc: { timeoutMs: 5000, breakerFailures: 3, breakerCooldownMs: 10000, retryAfterSeconds: 5 },
   adminToken: null,
+  publicUrl: null,
   logLevel: 'info',
   inspect: false,
 };

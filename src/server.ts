@@ -7,6 +7,7 @@ import { readCapped, tooLarge } from './api/json-body';
 import { newId } from './domain/ids';
 import { createStatelyInspector } from './actors/inspector';
 import { createLogger } from './log';
+import { setPublicUrl } from './domain/pay-url';
 
 export interface ServerHandle {
   url: string;
@@ -49,6 +50,8 @@ export async function startServer(config: Config, opts: { bootstrap: boolean } &
   });
   core.boot();
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
+  // Pay links name the port actually bound (port 0 picks one) unless publicUrl is configured.
+  if (config.publicUrl === null) setPublicUrl(url);
   return {
     url,
     port: server.port!,

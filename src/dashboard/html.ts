@@ -1,36 +1,9 @@
-// HTML for the dashboard: one escaping tagged template and the page layout. Every value that
-// reaches a page goes through `html` (escaped unless it is itself a Safe fragment), so an intent's
-// reference or metadata can never become markup.
+// HTML for the dashboard: the page layout. Every value that reaches a page goes through `html`
+// (src/web/html.ts: escaped unless it is itself a Safe fragment), so an intent's reference or
+// metadata can never become markup.
+import { html, Safe } from '../web/html';
 
-export class Safe {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
-
-export function escapeHtml(v: unknown): string {
-  return String(v).replace(/[&<>"'`]/g, (c) => ESCAPES[c]!);
-}
-
-function render(v: unknown): string {
-  if (v === null || v === undefined || v === false) return '';
-  if (v instanceof Safe) return v.value;
-  if (Array.isArray(v)) return v.map(render).join('');
-  return escapeHtml(v);
-}
-
-/** Tagged template: interpolations are escaped; Safe values and arrays of them are kept. */
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Safe {
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
-  return new Safe(out);
-}
-
-/** A URL path segment or query value, then escaped by the template as an attribute. */
-export const enc = encodeURIComponent;
+export { enc, escapeHtml, html, Safe } from '../web/html';
 
 export const fmtTime = (ms: number | null | undefined): string => (ms === null || ms === undefined ? '—' : new Date(ms).toISOString());
 

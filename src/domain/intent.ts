@@ -4,6 +4,7 @@
 import { formatAmount } from './money';
 import type { PaymentWire } from './payment';
 import { eip681TransferUri, solanaPayTransferUri } from './payment-uri';
+import { payUrlOf } from './pay-url';
 
 export const INTENT_STATES = [
   'created',
@@ -77,6 +78,8 @@ export interface IntentRecord {
   solanaReference: string | null;
   /** Money that arrived after the intent closed (expired, cancelled, failed); null otherwise. */
   latePayment: LatePayment | null;
+  /** The payment page's capability token (null only for intents made before pay links existed). */
+  payToken: string | null;
 }
 
 /** A transfer that matched an intent already closed (contract section 11). */
@@ -128,6 +131,8 @@ export interface PaymentIntentWire {
   solanaReference: string | null;
   paymentUri: string;
   latePayment: LatePaymentWire | null;
+  payToken: string | null;
+  payUrl: string | null;
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -165,6 +170,8 @@ export function toWire(r: IntentRecord): PaymentIntentWire {
     failureReason: r.failureReason,
     solanaReference: r.solanaReference,
     paymentUri: paymentUriOf(r),
+    payToken: r.payToken,
+    payUrl: payUrlOf(r.payToken),
     latePayment:
       r.latePayment === null
         ? null

@@ -11,6 +11,7 @@ import { FRESH_LIFECYCLE } from './fresh-intent';
 import { resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
 import type { Services } from './services';
 import { checkMetadata, checkReference, checkTtl } from './validate-intent-fields';
+import { newPayToken } from '../domain/pay-url';
 
 export interface CreateIntentInput {
   caller: Caller;
@@ -130,6 +131,7 @@ export async function createIntent(s: Services, input: CreateIntentInput): Promi
         updatedAt: tx.now,
         refundOf: null,
         solanaReference: network.family === 'solana' ? newSolanaReference() : null,
+        payToken: newPayToken(),
         ...FRESH_LIFECYCLE,
       });
       const result: CreateIntentResult = { status: 201, body: { intent: toWire(intent) }, replayed: false };

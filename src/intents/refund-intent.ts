@@ -10,6 +10,7 @@ import type { StoredIntent } from '../store/intents';
 import { FRESH_LIFECYCLE } from './fresh-intent';
 import { ownedBy } from './load-intent';
 import type { Services } from './services';
+import { newPayToken } from '../domain/pay-url';
 
 export function requirePro(caller: Caller, feature: string): void {
   if (caller.plan !== 'pro') {
@@ -64,6 +65,7 @@ export async function refundIntent(s: Services, caller: Caller, id: string): Pro
       updatedAt: tx.now,
       refundOf: cur.id,
       solanaReference: family === 'solana' ? newSolanaReference() : null,
+      payToken: newPayToken(),
       ...FRESH_LIFECYCLE,
     });
     tx.patch(cur, { refundedBy: created.id });

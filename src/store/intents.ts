@@ -22,6 +22,7 @@ const COLUMNS = [
   'created_at', 'updated_at', 'retry_required', 'pending_at_expiry', 'tx_signature', 'detected_at',
   'ata_rent_lamports', 'confirmed_at', 'finalized_at', 'failure_reason', 'refunded_by', 'refund_of',
   'build_data', 'signed_transaction', 'watch_data', 'snapshot', 'machine_version', 'solana_reference', 'late_payment',
+  'pay_token',
 ] as const;
 
 function toRow(i: StoredIntent): unknown[] {
@@ -32,7 +33,7 @@ function toRow(i: StoredIntent): unknown[] {
     i.ataRentLamports, i.confirmedAt, i.finalizedAt, i.failureReason, i.refundedBy, i.refundOf,
     i.buildData === null ? null : JSON.stringify(i.buildData), i.signedTransaction,
     i.watchData === null ? null : JSON.stringify(i.watchData), i.snapshot, i.machineVersion, i.solanaReference,
-    i.latePayment === null ? null : JSON.stringify({ ...i.latePayment, amountBaseUnits: i.latePayment.amountBaseUnits.toString() }),
+    i.latePayment === null ? null : JSON.stringify({ ...i.latePayment, amountBaseUnits: i.latePayment.amountBaseUnits.toString() }), i.payToken,
   ];
 }
 
@@ -76,6 +77,7 @@ function fromRow(r: Row): StoredIntent {
     machineVersion: r.machine_version as number,
     solanaReference: (r.solana_reference as string | null) ?? null,
     latePayment: latePaymentOf(r.late_payment),
+    payToken: (r.pay_token as string | null) ?? null,
   };
 }
 
@@ -106,6 +108,8 @@ export interface IntentRepo {
   listLive(): StoredIntent[];
   findByTxSignature(chain: string, txSignature: string): StoredIntent | null;
   findBySolanaReference(reference: string): StoredIntent | null;
+  /** The payment page's look-up (unique partial index intents_pay_token). */
+  findByPayToken(payToken: string): StoredIntent | null;
   /**
    * Intents a transfer to this receiver may concern (detection, contract section 11): live ones,
    * and any updated since `since` (closed within the look-back). Newest first.
@@ -127,6 +131,7 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
   );
   const byTx = sqlite.prepare('SELECT * FROM intents WHERE chain = ? AND tx_signature = ?');
   const byReference = sqlite.prepare('SELECT * FROM intents WHERE solana_reference = ?');
+  const byPayToken = sqlite.prepare('SELECT * FROM intents WHERE pay_token = ?');
   const byReceiver = sqlite.prepare(
     `SELECT * FROM intents INDEXED BY intents_receiver WHERE chain = ? AND requestor = ? AND token_address = ?
        AND (state IN ('created','pending','confirmed','dropped') OR updated_at >= ?) ORDER BY seq DESC LIMIT 1000`,
@@ -161,6 +166,10 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
     listLive: () => (live.all() as Row[]).map(fromRow),
     findByTxSignature: (chain, tx) => {
       const r = byTx.get(chain, tx) as Row | null;
+      return r ? fromRow(r) : null;
+    },
+    findByPayToken: (token) => {
+      const r = byPayToken.get(token) as Row | null;
       return r ? fromRow(r) : null;
     },
     findBySolanaReference: (ref) => {

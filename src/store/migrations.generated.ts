@@ -19,5 +19,10 @@ export const MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: string 
     "tag": "0003_found_detection",
     "when": 1795440450121,
     "sql": "PRAGMA foreign_keys=OFF;--> statement-breakpoint\nCREATE TABLE `__new_events` (\n\t`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`id` text NOT NULL,\n\t`account_id` text NOT NULL,\n\t`mode` text NOT NULL,\n\t`intent_id` text,\n\t`type` text NOT NULL,\n\t`payload` text NOT NULL,\n\t`created_at` integer NOT NULL\n);\n--> statement-breakpoint\nINSERT INTO `__new_events`(\"seq\", \"id\", \"account_id\", \"mode\", \"intent_id\", \"type\", \"payload\", \"created_at\") SELECT \"seq\", \"id\", \"account_id\", \"mode\", \"intent_id\", \"type\", \"payload\", \"created_at\" FROM `events`;--> statement-breakpoint\nDROP TABLE `events`;--> statement-breakpoint\nALTER TABLE `__new_events` RENAME TO `events`;--> statement-breakpoint\nPRAGMA foreign_keys=ON;--> statement-breakpoint\nCREATE UNIQUE INDEX `events_id` ON `events` (`id`);--> statement-breakpoint\nCREATE INDEX `events_account` ON `events` (`account_id`,`mode`,`seq`);--> statement-breakpoint\nCREATE INDEX `events_intent` ON `events` (`intent_id`,`seq`);--> statement-breakpoint\nCREATE INDEX `intents_receiver` ON `intents` (`chain`,`requestor`,`token_address`);--> statement-breakpoint\nCREATE INDEX `intents_chain_updated` ON `intents` (`chain`,`updated_at`);"
+  },
+  {
+    "tag": "0004_pay_token",
+    "when": 1795442648524,
+    "sql": "ALTER TABLE `intents` ADD `pay_token` text;--> statement-breakpoint\nCREATE UNIQUE INDEX `intents_pay_token` ON `intents` (`pay_token`) WHERE pay_token IS NOT NULL;"
   }
 ];

@@ -92,6 +92,8 @@ export const intents = sqliteTable(
     solanaReference: text('solana_reference'),
     /** JSON {txSignature, amount, amountBaseUnits, from, detectedAt} of money that arrived after the intent closed. */
     latePayment: text('late_payment'),
+    /** `pt_` + 32 random base62: the payer's capability for this intent's payment page (contract 12). */
+    payToken: text('pay_token'),
   },
   (t) => [
     uniqueIndex('intents_id').on(t.id),
@@ -101,6 +103,8 @@ export const intents = sqliteTable(
     index('intents_live').on(t.state).where(sql`state IN ('created','pending','confirmed','dropped')`),
     uniqueIndex('intents_tx_signature').on(t.chain, t.txSignature),
     uniqueIndex('intents_solana_reference').on(t.solanaReference).where(sql`solana_reference IS NOT NULL`),
+    // GET /pay/<payToken>: one look-up per page view and status poll.
+    uniqueIndex('intents_pay_token').on(t.payToken).where(sql`pay_token IS NOT NULL`),
     // Detection: the intents a transfer to one receiving address may pay, and the receivers to watch.
     index('intents_receiver').on(t.chain, t.requestor, t.tokenAddress),
     index('intents_chain_updated').on(t.chain, t.updatedAt),

@@ -37,10 +37,12 @@ describe('create: success', () => {
     });
     expect(Object.keys(i).sort()).toEqual([
       'amount', 'amountBaseUnits', 'ataRentLamports', 'chain', 'confirmedAt', 'createdAt', 'detectedAt', 'direction', 'expiresAt',
-      'failureReason', 'finalizedAt', 'fulfiller', 'id', 'idempotencyKey', 'livemode', 'metadata', 'pendingAtExpiry', 'reference',
+      'failureReason', 'finalizedAt', 'fulfiller', 'id', 'idempotencyKey', 'livemode', 'metadata', 'payToken', 'payUrl', 'pendingAtExpiry', 'reference',
       'refundOf', 'refundedBy', 'requestor', 'retryRequired', 'state', 'ttlSeconds', 'token', 'tokenAddress', 'txSignature', 'updatedAt',
       'solanaReference', 'paymentUri', 'latePayment',
     ].sort());
+    expect(i.payToken).toMatch(/^pt_[0-9A-Za-z]{32}$/);
+    expect(i.payUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/pay/${i.payToken}$`));
     expect(Date.parse(i.expiresAt) - Date.parse(i.createdAt)).toBe(900_000);
     expect(i.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(r.headers.get('x-request-id')).toBeTruthy();

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../../src/domain/ids';
+import { newPayToken } from '../../src/domain/pay-url';
 import { FRESH_LIFECYCLE } from '../../src/intents/fresh-intent';
 import { openDb, type Db } from '../../src/store/db';
 import type { StoredIntent } from '../../src/store/intents';
@@ -58,6 +59,7 @@ export function storedIntent(over: Partial<StoredIntent> = {}): StoredIntent {
     createdAt: now,
     updatedAt: now,
     refundOf: null,
+    payToken: newPayToken(),
     ...FRESH_LIFECYCLE,
     snapshot: '{"value":"created"}',
     machineVersion: 1,

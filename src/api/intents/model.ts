@@ -77,6 +77,8 @@ export const PaymentIntent = t.Object(
     solanaReference: Nullable(t.String({ description: 'Solana family: base58 Solana Pay reference key carried by every built transaction; null on EVM' })),
     paymentUri: t.String({ description: 'Solana Pay transfer request or EIP-681 URI: pay with no build (wallet link or QR code)' }),
     latePayment: Nullable(LatePayment),
+    payToken: Nullable(t.String({ pattern: '^pt_[0-9A-Za-z]{32}$', description: 'The payer\'s capability for the payment page' })),
+    payUrl: Nullable(t.String({ description: '<publicUrl>/pay/<payToken>: send this link to the payer' })),
   },
   { $id: '#/components/schemas/PaymentIntent', additionalProperties: false },
 );

@@ -1,0 +1,192 @@
+// The payment page (contract 12) in headless Chromium against the real server: what the payer
+// sees, the QR as rendered (decoded), live state without a reload, the end screens, wallet
+// messages for a rejected request, the wrong network and too little balance, the 404 page, the
+// CSP, and that no request leaves for another origin. Screenshots go to .tmp/screenshots.
+import type { Browser, HTTPRequest } from 'puppeteer-core';
+import type { Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserForFile, watchedPage } from '../support/browser';
+import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
+import { injectWallet } from '../support/evm/page-wallet';
+import { deployToken } from '../support/evm/token';
+import { BASE_SEPOLIA, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { readQr } from './qr';
+
+const browser = browserForFile();
+let anvil: Anvil;
+let usdc: Hex;
+let s: TestServer;
+let api: ApiClient;
+const payer = privateKeyToAccount(DEV_KEYS[1]);
+const requestor = privateKeyToAccount(generatePrivateKey()).address;
+
+beforeAll(async () => {
+  anvil = await startAnvil('base');
+  usdc = await deployToken(anvil, { [payer.address]: 1_000_000_000n });
+  s = await startTestServer({
+    networks: { [BASE_SEPOLIA]: { rpc: [anvil.url], pollIntervalMs: 100, tokens: { USDC: { address: usdc, decimals: 6 } } } },
+  });
+  const { key } = s.account({ plan: 'pro', name: 'Acme Coffee' });
+  api = s.api(key);
+}, 120_000);
+
+afterAll(async () => {
+  await browser.close();
+  await s?.stop();
+  await anvil?.stop();
+});
+
+async function create(body: Record<string, unknown>) {
+  const r = await api.post('/v1/intents', body);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.intent as { id: string; payToken: string; payUrl: string; expiresAt: string };
+}
+
+/** Every request the page makes must stay on this server's origin. */
+function sameOriginOnly(requests: HTTPRequest[], origin: string): void {
+  const foreign = requests.map((r) => r.url()).filter((u) => !u.startsWith(origin) && !u.startsWith('data:'));
+  expect(foreign).toEqual([]);
+}
+
+async function open(b: Browser, name: string, url: string, wallet?: (p: Awaited<ReturnType<typeof watchedPage>>['page']) => Promise<unknown>) {
+  const w = await watchedPage(b, `pay-${name}`);
+  const requests: HTTPRequest[] = [];
+  w.page.on('request', (r) => void requests.push(r));
+  await w.page.setViewport({ width: 390, height: 844 });
+  const extra = wallet ? await wallet(w.page) : undefined;
+  const res = await w.page.goto(url, { waitUntil: 'load' });
+  return { ...w, res: res!, requests, extra };
+}
+
+describe('payment page, EVM', () => {
+  it('shows merchant, amount, network and a QR that decodes to the EIP-681 URI; live paid screen without a reload', async () => {
+    const b = await browser.get();
+    const i = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '12.34', requestor });
+    expect(i.payUrl).toBe(`${s.url}/pay/${i.payToken}`);
+    const p = await open(b, 'evm', i.payUrl);
+    expect(p.res.status()).toBe(200);
+    const csp = p.res.headers()['content-security-policy']!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toMatch(/script-src 'nonce-[^']+'(;|$)/);
+    expect(csp).toContain("connect-src 'self'");
+    const text = await p.page.$eval('main', (m) => (m as HTMLElement).innerText);
+    expect(text).toContain('Pay Acme Coffee');
+    expect(text).toContain('12.34 USDC');
+    expect(text).toContain('Base Sepolia');
+    await p.page.waitForFunction(() => /^\d+:\d\d$/.test(document.getElementById('countdown')!.textContent ?? ''));
+    expect(await readQr(p.page, '#qr')).toBe(`ethereum:${usdc}@84532/transfer?address=${requestor}&uint256=12340000`);
+    expect(await p.page.$eval('#qr', (a) => a.getAttribute('aria-label'))).toMatch(/QR code/);
+    await p.shot('waiting');
+
+    // The merchant's side moves it (test route): the page notices within its poll, no reload.
+    const moved = await api.post(`/v1/test/intents/${i.id}/simulate`, { targetState: 'confirmed' });
+    expect(moved.status).toBe(200);
+    await p.page.waitForFunction(() => document.getElementById('end')?.getAttribute('data-end') === 'confirmed', { timeout: 5_000 });
+    expect(await p.page.$eval('#end-title', (e) => e.textContent)).toBe('Paid');
+    await p.shot('paid');
+    sameOriginOnly(p.requests, s.url);
+    expect(p.problems).toEqual([]);
+    await p.context.close();
+  });
+
+  it('tells the payer what went wrong: rejected in the wallet, wrong network, too little balance', async () => {
+    const b = await browser.get();
+    const i = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '5', requestor });
+    const p = await open(b, 'evm-errors', i.payUrl, (page) => injectWallet(page, anvil, payer));
+    const wallet = p.extra as Awaited<ReturnType<typeof injectWallet>>;
+    const button = await p.page.waitForSelector('#wallets button');
+    expect(await button!.evaluate((e) => e.textContent)).toBe('Pay with Test Wallet');
+    const message = () => p.page.$eval('#message', (e) => e.textContent ?? '');
+
+    wallet.behaviour.reject = true;
+    await button!.click();
+    await p.page.waitForFunction(() => /rejected/.test(document.getElementById('message')!.textContent ?? ''));
+    expect(await message()).toBe('You rejected the request in your wallet; nothing was paid.');
+    await p.shot('rejected');
+
+    wallet.behaviour = { reject: false, chainId: 1, canSwitch: false };
+    await button!.click();
+    await p.page.waitForFunction(() => /Base Sepolia/.test(document.getElementById('message')!.textContent ?? ''));
+    expect(await message()).toMatch(/Your wallet does not know Base Sepolia|switch your wallet to Base Sepolia/);
+
+    expect(wallet.sent).toEqual([]);
+    expect(wallet.calls).toContain('wallet_switchEthereumChain');
+    sameOriginOnly(p.requests, s.url);
+    await p.context.close();
+
+    // A wallet with no USDC hears so before anything is sent.
+    const broke = privateKeyToAccount(generatePrivateKey());
+    const q = await open(b, 'evm-balance', i.payUrl, (page) => injectWallet(page, anvil, broke));
+    await (await q.page.waitForSelector('#wallets button'))!.click();
+    await q.page.waitForFunction(() => /Too little USDC/.test(document.getElementById('message')!.textContent ?? ''));
+    expect(((q.extra as Awaited<ReturnType<typeof injectWallet>>).sent)).toEqual([]);
+    await q.shot('low-balance');
+    await q.context.close();
+  });
+});
+
+describe('payment page, Solana and end screens', () => {
+  it('the Solana QR is the Solana Pay transaction request of this page', async () => {
+    const b = await browser.get();
+    const i = await create({ chain: SOLANA_DEVNET, token: 'USDC', amount: '1.5', requestor: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin' });
+    const p = await open(b, 'solana', i.payUrl);
+    expect(await readQr(p.page, '#qr')).toBe(`solana:${encodeURIComponent(`${s.url}/pay/${i.payToken}/solana-pay`)}`);
+    expect(await p.page.$eval('main', (m) => (m as HTMLElement).innerText)).toContain('Solana devnet');
+    await p.context.close();
+  });
+
+  it('expired and cancelled intents show their end screen; an unknown or malformed token is a 404 page', async () => {
+    const b = await browser.get();
+    const a = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '1', requestor });
+    expect((await api.post(`/v1/test/intents/${a.id}/simulate`, { targetState: 'expired' })).status).toBe(200);
+    const p = await open(b, 'expired', a.payUrl);
+    await p.page.waitForSelector('#end[data-end="expired"]');
+    expect(await p.page.$eval('#end-title', (e) => e.textContent)).toBe('Expired');
+    await p.shot('expired');
+    await p.context.close();
+
+    const c = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '1', requestor });
+    expect((await api.post(`/v1/intents/${c.id}/cancel`)).status).toBe(200);
+    const q = await open(b, 'cancelled', c.payUrl);
+    await q.page.waitForSelector('#end[data-end="cancelled"]');
+    await q.shot('cancelled');
+    await q.context.close();
+
+    for (const token of [`pt_${'A'.repeat(32)}`, 'nope', a.id]) {
+      const r = await open(b, 'unknown', `${s.url}/pay/${token}`);
+      expect(r.res.status()).toBe(404);
+      expect(await r.page.$eval('h2', (e) => e.textContent)).toBe('Payment link not found');
+      expect(await r.page.content()).not.toContain(a.id);
+      await r.context.close();
+    }
+  });
+
+  it('status answers {state, expiresAt, txSignature} for the token only, 404 envelope otherwise', async () => {
+    const i = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '3', requestor, metadata: { secret: 'internal' } });
+    const r = await fetch(`${s.url}/pay/${i.payToken}/status`);
+    expect(r.status).toBe(200);
+    const body = await r.json();
+    expect(body).toEqual({ state: 'created', expiresAt: i.expiresAt, txSignature: null, retryRequired: false });
+    const bad = await fetch(`${s.url}/pay/pt_${'b'.repeat(32)}/status`);
+    expect(bad.status).toBe(404);
+    expect((await bad.json()).error.code).toBe('intent.not_found');
+  });
+});
+
+describe('payment page rate limit', () => {
+  it('answers 429 with the envelope past the per-token burst', async () => {
+    const t = await startTestServer({ rateLimit: { perSecond: 1, burst: 5 } });
+    try {
+      const { key } = t.account();
+      const r = await t.api(key).post('/v1/intents', { chain: BASE_SEPOLIA, token: 'USDC', amount: '1', requestor });
+      const token = r.body.intent.payToken as string;
+      const codes: number[] = [];
+      for (let n = 0; n < 8; n++) codes.push((await fetch(`${t.url}/pay/${token}/status`)).status);
+      expect(codes.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+      expect(codes.at(-1)).toBe(429);
+    } finally {
+      await t.stop();
+    }
+  });
+});
