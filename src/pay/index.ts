@@ -4,7 +4,6 @@
 // per token like an API key. Build and submit call the same verbs as the API, as the intent's owner.
 import { randomBytes } from 'node:crypto';
 import { t, type Elysia } from 'elysia';
-import type { RateLimiter } from '../api/rate-limit';
 import type { Caller } from '../domain/caller';
 import { AppError } from '../domain/errors';
 import { buildTransaction } from '../intents/build-transaction';
@@ -23,7 +22,8 @@ export interface PayDeps {
   merchantName(accountId: string): string;
   /** The URL payers reach this server at (config publicUrl, else the listening address). */
   publicUrl(): string;
-  limiter: RateLimiter;
+  /** Token bucket (src/api/rate-limit.ts's shape): 0 = allowed, else seconds to wait. */
+  limiter: { take(key: string): number };
 }
 
 function csp(nonce: string): Record<string, string> {
@@ -40,6 +40,7 @@ function csp(nonce: string): Record<string, string> {
 
 const notFound = () => new AppError('intent.not_found', 'No payment for this link.');
 
+// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
 export function payRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: PayDeps) {
   /** The intent behind a token, after the rate limit; null for an unknown or malformed token. */
   const load = (token: string) => {

@@ -12,7 +12,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * (src/log.ts is `log`), or `machines`. A new folder or top-level file must be added here: where
  * it sits in the picture is a decision, not an accident.
  */
-const LEAVES = ['domain', 'log', 'config.types'] as const;
+const LEAVES = ['domain', 'log', 'config.types', 'web'] as const;
 const CORE = ['store', 'rpc', 'screening', 'chains', 'webhooks', ...LEAVES];
 const BELOW_VERBS = ['actors', 'machines', ...CORE];
 const BELOW_SURFACES = ['intents', ...BELOW_VERBS];
@@ -20,6 +20,8 @@ const ALLOWED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly
   ['domain', []],
   ['log', []],
   ['config.types', []],
+  // HTML escaping shared by the web surfaces.
+  ['web', []],
   ['machines', ['domain']],
   ['store', ['domain']],
   ['rpc', ['domain', 'log']],
@@ -31,11 +33,12 @@ const ALLOWED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly
   // The web surfaces are siblings: each calls verbs and never imports another surface.
   ['api', BELOW_SURFACES],
   ['dashboard', BELOW_SURFACES],
+  ['pay', BELOW_SURFACES],
   // The process around them: configuration, metrics, the composition root, the CLI.
   ['config', ['chains', 'domain', 'config.types', 'log']],
   ['metrics', BELOW_SURFACES],
   ['bootstrap', BELOW_SURFACES],
-  ['compose', ['api', 'dashboard', 'metrics', 'config', ...BELOW_SURFACES]],
+  ['compose', ['api', 'dashboard', 'pay', 'metrics', 'config', ...BELOW_SURFACES]],
   ['server', ['compose', 'bootstrap', 'api', 'dashboard', 'metrics', 'config', ...BELOW_SURFACES]],
   ['cli', ['server', 'compose', 'bootstrap', 'api', 'dashboard', 'metrics', 'config', ...BELOW_SURFACES]],
   ['main', ['cli']],

@@ -70,7 +70,7 @@ describe('payment page, EVM', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toMatch(/script-src 'nonce-[^']+'(;|$)/);
     expect(csp).toContain("connect-src 'self'");
-    const text = await p.page.$eval('main', (m) => (m as HTMLElement).innerText);
+    const text = await p.page.$eval('main', (m) => m.textContent ?? '');
     expect(text).toContain('Pay Acme Coffee');
     expect(text).toContain('12.34 USDC');
     expect(text).toContain('Base Sepolia');
@@ -132,7 +132,7 @@ describe('payment page, Solana and end screens', () => {
     const i = await create({ chain: SOLANA_DEVNET, token: 'USDC', amount: '1.5', requestor: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin' });
     const p = await open(b, 'solana', i.payUrl);
     expect(await readQr(p.page, '#qr')).toBe(`solana:${encodeURIComponent(`${s.url}/pay/${i.payToken}/solana-pay`)}`);
-    expect(await p.page.$eval('main', (m) => (m as HTMLElement).innerText)).toContain('Solana devnet');
+    expect(await p.page.$eval('main', (m) => m.textContent ?? '')).toContain('Solana devnet');
     await p.context.close();
   });
 
