@@ -41,10 +41,12 @@ export interface TickView {
   head: number;
   /** The node's `finalized` tag; null when it has none (then nothing is ever final). */
   finalized: number | null;
+  /**
+   * The receipt of the transaction we follow, or of `t.taker` when one held our nonce at the
+   * start of the tick (then ours cannot be on this node's chain: one nonce, one transaction).
+   */
   receipt: RpcOutcome;
-  /** The receipt of `t.taker`, when there was one at the start of the tick. */
-  takerReceipt: RpcOutcome | null;
-  /** The sender's nonce at `latest`; undefined when not asked (a receipt was known) or not answered. */
+  /** The sender's nonce at `latest`; undefined when not asked (a receipt or taker known) or not answered. */
   senderNonce: number | undefined;
   emit(o: ChainObservation): void;
   /** Queue our own bytes for the tick's rebroadcast batch (rate-limited by the caller's clock). */
@@ -61,6 +63,14 @@ export async function decide(t: Tracked, v: TickView): Promise<void> {
   if (!v.receipt.ok) return;
   const base = { intentId: t.item.intentId, txSignature: t.hash };
   const receipt = v.receipt.result as RpcReceipt | null;
+  if (t.taker) {
+    if (!receipt) {
+      t.taker = null; // reorged out on this node: next tick reads our receipt and the nonce again
+      return;
+    }
+    t.taker.blockNumber = hexToNum(receipt.blockNumber); // a reorg may have moved it
+    return onTaker(t, v, t.taker, base);
+  }
   if (receipt) return onReceipt(t, v, receipt, base);
 
   if (t.seenBlock !== null) {
@@ -72,14 +82,8 @@ export async function decide(t: Tracked, v: TickView): Promise<void> {
     }
     return; // the sender's nonce was not asked this tick; decide the rest on the next one
   }
-  if (t.taker) {
-    const tr = v.takerReceipt?.ok ? (v.takerReceipt.result as RpcReceipt | null) : null;
-    if (tr) t.taker.blockNumber = hexToNum(tr.blockNumber); // a reorg may have moved it
-    else t.taker = null; // reorged out on this node: search again
-  }
   if (v.senderNonce === undefined) return;
   if (v.senderNonce <= t.nonce) {
-    t.taker = null;
     t.nonceFreeAt = v.head;
     if (t.hash !== t.ownHash) t.hash = t.ownHash; // a followed copy was reorged out: ours again
     v.rebroadcast();
@@ -99,6 +103,11 @@ export async function decide(t: Tracked, v: TickView): Promise<void> {
     t.nonceFreeAt = v.head;
     return;
   }
+  onTaker(t, v, taker, base);
+}
+
+/** Another transaction holds our nonce on this node: dropped once it is final, until then resend. */
+function onTaker(t: Tracked, v: TickView, taker: NonceTaker, base: { intentId: string; txSignature: string }): void {
   if (t.reported.has('confirmed') && v.head >= t.sinceBlock) {
     // Confirmed before a restart (receipt block unknown), and this node holds another
     // transaction at our nonce: on this chain we are not paid.

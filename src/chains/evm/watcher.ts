@@ -67,15 +67,14 @@ export function createEvmWatcher(
     // Every read behind this tick's verdicts comes from one node; if it fails mid-tick the
     // decision is abandoned (rpc.unavailable) and made again next tick, maybe on another node.
     const node = rpc.pin();
-    // Nonces matter only while a transaction has no receipt (dropped or replaced?): once mined,
-    // asking for its sender's nonce every tick until finality is wasted RPC.
-    const senders = [...new Set(items.filter((t) => t.seenBlock === null).map((t) => t.from.toLowerCase()))];
-    const takers = items.filter((t) => t.taker !== null);
+    // Nonces matter only while a transaction has no receipt and no known taker (dropped or
+    // replaced?): once mined, asking for its sender's nonce every tick until finality is wasted.
+    const senders = [...new Set(items.filter((t) => t.seenBlock === null && t.taker === null).map((t) => t.from.toLowerCase()))];
     const calls: RpcCall[] = [
       { method: 'eth_blockNumber', params: [] },
       { method: 'eth_getBlockByNumber', params: ['finalized', false] },
-      ...items.map((t) => ({ method: 'eth_getTransactionReceipt', params: [t.hash] })),
-      ...takers.map((t) => ({ method: 'eth_getTransactionReceipt', params: [t.taker!.hash] })),
+      // With a taker known, its receipt alone tells whether the nonce is still taken (and where).
+      ...items.map((t) => ({ method: 'eth_getTransactionReceipt', params: [t.taker?.hash ?? t.hash] })),
       ...senders.map((s) => ({ method: 'eth_getTransactionCount', params: [s, 'latest'] })),
     ];
     const out = await batch(node, calls);
@@ -85,10 +84,9 @@ export function createEvmWatcher(
     const finO = out[1]!;
     // Nodes without the finalized tag never finalize here: nothing is final, so no drop or failure either.
     const finalized = finO.ok && finO.result ? hexToNum((finO.result as { number: string }).number) : null;
-    const takerReceipts = new Map(takers.map((t, i) => [t, out[2 + items.length + i]!]));
     const nonces = new Map<string, number>();
     senders.forEach((s, i) => {
-      const o = out[2 + items.length + takers.length + i]!;
+      const o = out[2 + items.length + i]!;
       if (o.ok) nonces.set(s, hexToNum(o.result));
     });
     const resend: Hex[] = [];
@@ -101,7 +99,6 @@ export function createEvmWatcher(
         await decide(t, {
           node, network, head, finalized,
           receipt: out[2 + i]!,
-          takerReceipt: takerReceipts.get(t) ?? null,
           senderNonce: nonces.get(t.from.toLowerCase()),
           emit: (o) => emit(t, o),
           rebroadcast: () => {
