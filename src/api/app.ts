@@ -7,6 +7,7 @@ import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import type { ApiDeps } from './deps';
 import { errorResponse, internalError } from './errors';
+import { docsRoutes } from './docs/index';
 import { MAX_BODY_BYTES, readJsonBody, tooLarge } from './json-body';
 import { healthRoutes } from './health/index';
 import { intentRoutes } from './intents/index';
@@ -67,7 +68,7 @@ export function createApp(d: ApiDeps) {
       openapi({
         path: '/docs',
         specPath: '/openapi.json',
-        provider: 'swagger-ui',
+        provider: null, // /docs is docsRoutes: Swagger UI from the embedded package, not a CDN
         documentation: {
           info: {
             title: 'PayForge API',
@@ -136,7 +137,7 @@ export function createApp(d: ApiDeps) {
       return internalError(id);
     });
 
-  return dashboardRoutes(testRoutes(paymentRoutes(webhookRoutes(intentRoutes(healthRoutes(app, d), d), d), d), d), d);
+  return dashboardRoutes(testRoutes(paymentRoutes(webhookRoutes(intentRoutes(healthRoutes(docsRoutes(app), d), d), d), d), d), d);
 }
 
 export type App = ReturnType<typeof createApp>;

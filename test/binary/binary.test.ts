@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,13 @@ describe('the compiled binary dist/payforge', () => {
       expect(server.testKey).toBeUndefined();
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      // /docs: Swagger UI's files are inside the executable (nothing beside it, no CDN).
+      expect((await fetch(`${server.url}/docs`)).status).toBe(200);
+      for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+        const r = await fetch(`${server.url}/docs/assets/${asset}`);
+        expect(r.status, asset).toBe(200);
+        expect(await r.text()).toBe(readFileSync(join(REPO_ROOT, 'node_modules/swagger-ui-dist', asset), 'utf8'));
+      }
 
       const res = await fetch(`${server.url}/v1/intents`, {
         method: 'POST',
