@@ -1,6 +1,8 @@
 // The EVM chain adapter: Base / Base Sepolia (ERC-20 USDC, op-stack fees) and Tempo / Tempo
 // Moderato (TIP-20, fee in the token) are networks of this one adapter; each verb is its own file.
+import { createLogger, type Log } from '../../log';
 import type { ChainAdapter } from '../types';
+import { watcherLog } from '../watcher-log';
 import { isValidAddress, normalizeAddress } from './address';
 import { broadcastSigned } from './broadcast';
 import { buildTransfer } from './build';
@@ -23,3 +25,12 @@ export const evmAdapter: ChainAdapter = {
   createWatcher: (network, rpc, report) => createEvmWatcher(network, rpc, report),
   createDetector: (network, rpc, source) => createEvmDetector(network, rpc, source),
 };
+
+/** The adapter with the server's logger for its watcher, so the configured logLevel applies. */
+export function createEvmAdapter(opts: { log?: Log } = {}): ChainAdapter {
+  const log = opts.log ?? createLogger('warn');
+  return {
+    ...evmAdapter,
+    createWatcher: (network, rpc, report) => createEvmWatcher(network, rpc, report, { log: watcherLog(log, 'evm watcher', network.chain) }),
+  };
+}

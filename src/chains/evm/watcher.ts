@@ -5,6 +5,7 @@
 import { keccak256, type Hex } from 'viem';
 import type { RpcPool } from '../../rpc/types';
 import type { ChainObservation, Network, WatchItem, Watcher } from '../types';
+import { defaultWatcherLog, type WatcherLog } from '../watcher-log';
 import { base64ToHex } from './codec';
 import { batch, hexToNum, type RpcCall } from './rpc';
 import { decide, type Tracked } from './verdict';
@@ -12,6 +13,8 @@ import { decide, type Tracked } from './verdict';
 export interface EvmWatcherOptions {
   /** Called with each failed tick (RPC down, bad answers); the watcher carries on regardless. */
   onError?: (e: unknown) => void;
+  /** Where the default onError logs (through src/log.ts), at most once a minute. */
+  log?: WatcherLog;
   /** Re-send the latest observation this often, for a runtime whose write of it may have failed. */
   repeatMs?: number;
 }
@@ -29,13 +32,14 @@ export function createEvmWatcher(
   let stopped = false;
   let lastWarnAt = 0;
 
+  const log = opts.log ?? defaultWatcherLog('evm watcher', network.chain);
   const onError =
     opts.onError ??
     ((e: unknown) => {
       // Unattended: a log line a minute is enough to notice a dead upstream without flooding.
       if (Date.now() - lastWarnAt < 60_000) return;
       lastWarnAt = Date.now();
-      console.warn(`[evm watcher ${network.chain}] tick failed: ${(e as Error)?.message ?? String(e)}`);
+      log('tick failed', e);
     });
 
   function emit(t: Tracked, o: ChainObservation): void {

@@ -1,6 +1,8 @@
 // The Solana-family ChainAdapter: SPL token payments built, verified, broadcast and watched
 // through the shared RpcPool. The only folder that imports @solana/*.
+import { createLogger, type Log } from '../../log';
 import type { ChainAdapter } from '../types';
+import { watcherLog } from '../watcher-log';
 import { isValidAddress, normalizeAddress } from './address';
 import { broadcast } from './broadcast';
 import { build } from './build';
@@ -18,3 +20,12 @@ export const solanaAdapter: ChainAdapter = {
   broadcast,
   createWatcher: (network, rpc, report) => createWatcher(network, rpc, report),
 };
+
+/** The adapter with the server's logger for its watcher, so the configured logLevel applies. */
+export function createSolanaAdapter(opts: { log?: Log } = {}): ChainAdapter {
+  const log = opts.log ?? createLogger('warn');
+  return {
+    ...solanaAdapter,
+    createWatcher: (network, rpc, report) => createWatcher(network, rpc, report, { log: watcherLog(log, 'solana watcher', network.chain) }),
+  };
+}

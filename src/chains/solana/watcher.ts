@@ -2,6 +2,7 @@
 // with batched getSignatureStatuses, rebroadcasts pending bytes, and reports what it sees.
 import type { RpcPool } from '../../rpc/types';
 import type { ChainObservation, Network, WatchItem, Watcher } from '../types';
+import { defaultWatcherLog, type WatcherLog } from '../watcher-log';
 import { describeError, failureReasonOf } from './failure';
 import { MAX_SIGNATURES_PER_STATUS_CALL } from './programs';
 import { getBlockHeight, getSignatureStatuses, sendTransaction, type RpcSignatureStatus } from './rpc';
@@ -14,8 +15,8 @@ interface Followed {
 }
 
 export interface SolanaWatcherOptions {
-  /** Where RPC trouble is logged; the loop itself never stops on it. */
-  log?: (message: string, error?: unknown) => void;
+  /** Where RPC trouble is logged (through src/log.ts); the loop itself never stops on it. */
+  log?: WatcherLog;
   now?: () => number;
 }
 
@@ -25,7 +26,7 @@ export function createWatcher(
   report: (o: ChainObservation) => void,
   opts: SolanaWatcherOptions = {},
 ): Watcher {
-  const log = opts.log ?? ((m, e) => console.warn(`[solana-watcher ${network.chain}] ${m}`, e ?? ''));
+  const log = opts.log ?? defaultWatcherLog('solana watcher', network.chain);
   const now = opts.now ?? Date.now;
   const followed = new Map<string, Followed>();
   let stopped = false;

@@ -170,8 +170,9 @@ describe('polling', () => {
     const logged: string[] = [];
     const obs = collector();
     const w = watcher(obs.report);
-    const origWarn = console.warn;
-    console.warn = (m: string) => logged.push(String(m));
+    // The watcher's default logger (log.ts) writes JSON lines to stderr.
+    const origWrite = process.stderr.write;
+    process.stderr.write = ((line: string) => logged.push(String(line)) > 0) as typeof process.stderr.write;
     try {
       await solanaAdapter.broadcast(network, rpc, v);
       await sol.setHealth('http500');
@@ -181,8 +182,9 @@ describe('polling', () => {
       await sol.setHealth('ok');
       await waitUntil('finalized', () => obs.types(intent.id).includes('finalized'), 20_000);
     } finally {
-      console.warn = origWarn;
+      process.stderr.write = origWrite;
     }
+    expect(JSON.parse(logged[0]!)).toMatchObject({ level: 'warn', msg: expect.stringMatching(/^solana watcher: /), chain: network.chain });
     expect(obs.types(intent.id)).toEqual(['confirmed', 'finalized']);
   });
 
