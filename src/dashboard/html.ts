@@ -17,6 +17,7 @@ export interface PageOpts {
 }
 
 const CSS = `
+.pay-qr{max-width:220px;background:#fff}.pay-qr svg{width:100%;height:auto;display:block}.pay-link p{word-break:break-all;margin:0 0 8px}
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1c2330;background:#f5f6f8}
 header{background:#1c2330;color:#fff;display:flex;flex-wrap:wrap;align-items:center;gap:8px 18px;padding:10px 20px}
 header b{font-size:16px;margin-right:10px}header a{color:#c9d3e3;text-decoration:none}header a.on{color:#fff;font-weight:600}

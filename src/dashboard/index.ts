@@ -21,6 +21,8 @@ import { html, page, type PageOpts, type Safe } from './html';
 import { accountBody, accountsBody, deliveriesBody, errorBox, intentBody, intentsBody, loginBody, type AccountView } from './pages';
 import { intentTimeline, listAllDeliveries, listIntents } from './queries';
 import { COOKIE_NAME, createSessions, readCookie, sessionCookie, SESSION_TTL_MS, type Session } from './session';
+import { payUrlOf } from '../domain/pay-url';
+import { qrSvg } from '../web/qr';
 
 export const DISABLED_MESSAGE = 'disabled: set PAYFORGE_ADMIN_TOKEN';
 
@@ -270,11 +272,14 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
     )
     .get(
       '/dashboard/intents/:id',
-      view((ctx, s) => {
+      view(async (ctx, s) => {
         const id = ctx.params.id!;
         const intent = ID_RE.test(id) ? d.services.intents.get(id) : null;
         if (!intent) return notFound('such intent', s);
-        return htmlResponse(200, { title: intent.id, csrf: s.csrf, active: 'intents', body: intentBody(intent, intentTimeline(d.db, intent.id)) });
+        // The pay link and its QR: what a shop shows the payer (contract 12).
+        const payUrl = payUrlOf(intent.payToken);
+        const pay = payUrl === null ? null : { url: payUrl, qr: await qrSvg(payUrl) };
+        return htmlResponse(200, { title: intent.id, csrf: s.csrf, active: 'intents', body: intentBody(intent, intentTimeline(d.db, intent.id), pay) });
       }) as never,
       hide,
     )

@@ -4,7 +4,7 @@ import type { Account } from '../store/accounts';
 import type { ApiKeyInfo } from '../store/api-keys';
 import { INTENT_STATES, toWire, type IntentRecord } from '../domain/intent';
 import { formatAmount } from '../domain/money';
-import { csrfField, enc, fmtTime, html, type Safe } from './html';
+import { csrfField, enc, fmtTime, html, Safe } from './html';
 import { machineSvg, machineTable } from './machine-svg';
 import type { DeliveryListRow, EndpointInfo, IntentFilter, IntentListRow, TimelineEvent } from './queries';
 
@@ -118,7 +118,7 @@ export function intentsBody(rows: IntentListRow[], hasMore: boolean, f: IntentFi
 ${hasMore && last ? html`<p><a href="/dashboard/intents?${filterQs({ before: String(last.seq) })}">Older →</a></p>` : null}`;
 }
 
-export function intentBody(intent: IntentRecord, timeline: TimelineEvent[]): Safe {
+export function intentBody(intent: IntentRecord, timeline: TimelineEvent[], pay: { url: string; qr: string } | null = null): Safe {
   const w = toWire(intent);
   const fields: [string, unknown][] = [
     ['id', w.id],
@@ -158,7 +158,8 @@ export function intentBody(intent: IntentRecord, timeline: TimelineEvent[]): Saf
   return html`<h1>Intent <code>${w.id}</code></h1>
 <div class="row"><div><dl class="card">${dl}</dl>
 <h2>Metadata</h2><pre class="card mono metadata">${JSON.stringify(w.metadata, null, 2)}</pre></div>
-<div><h2 style="margin-top:0">Lifecycle</h2>${machineSvg(w.state)}
+<div>${pay ? html`<h2 style="margin-top:0">Pay link</h2><div class="card pay-link"><p><a href="${pay.url}" class="mono">${pay.url}</a></p><div class="pay-qr" aria-label="QR code of the pay link">${new Safe(pay.qr)}</div></div>` : null}
+<h2>Lifecycle</h2>${machineSvg(w.state)}
 <details><summary>Transitions (those from <b>${w.state}</b> lit)</summary>${machineTable(w.state)}</details></div></div>
 <h2>Event timeline</h2>
 <div class="scroll"><table class="timeline"><thead><tr><th>at</th><th>event</th><th>state after</th><th>event id</th><th>webhooks</th></tr></thead>

@@ -12,6 +12,15 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
   var ended = false;
 
   function say(text) { $('message').textContent = text || ''; }
+  // A wallet that sent the transaction itself: the nodes may not know it for a moment
+  // (transaction.not_found); keep telling PayForge for up to a minute (detection finds it anyway).
+  function submitId(sig, tries) {
+    return post('/submit', { txSignature: sig }).catch(function (e) {
+      if (e.code !== 'transaction.not_found' || tries >= 40) throw e;
+      say('Waiting for the network to see your transaction…');
+      return new Promise(function (r) { setTimeout(r, 1500); }).then(function () { return submitId(sig, tries + 1); });
+    });
+  }
   function post(path, body) {
     return fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       .then(function (r) { return r.json().then(function (j) { if (!r.ok) { var e = new Error((j.error && j.error.message) || ('HTTP ' + r.status)); e.code = j.error && j.error.code; throw e; } return j; }); });
@@ -86,7 +95,7 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
       return p.request({ method: 'eth_sendTransaction', params: [{ from: from, to: v.tokenAddress, data: data, value: '0x0' }] });
     }).then(function (hash) {
       say('');
-      return post('/submit', { txSignature: hash });
+      return submitId(hash, 0);
     });
   }
   window.addEventListener('eip6963:announceProvider', function (e) { addEvm(e.detail.info, e.detail.provider); });
@@ -132,7 +141,7 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
       say('Confirm the payment in your wallet…');
       if (f['solana:signAndSendTransaction']) {
         return f['solana:signAndSendTransaction'].signAndSendTransaction({ account: account, transaction: tx, chain: solChain })
-          .then(function (out) { return post('/submit', { txSignature: b58(out[0].signature) }); });
+          .then(function (out) { return submitId(b58(out[0].signature), 0); });
       }
       return f['solana:signTransaction'].signTransaction({ account: account, transaction: tx, chain: solChain })
         .then(function (out) { return post('/submit', { signedTransaction: toB64(out[0].signedTransaction) }); });

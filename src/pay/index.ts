@@ -11,7 +11,9 @@ import type { Services } from '../intents/services';
 import { submitTransaction } from '../intents/submit-transaction';
 import type { StoredIntent } from '../store/intents';
 import { notFoundPage, payPage } from './page';
-import { qrSvg } from './qr';
+import { qrSvg } from '../web/qr';
+import type { PayRouteKit } from './kit';
+import { solanaPayRoutes } from './solana-pay';
 import { payStatus, payView, type PayIntent } from './view';
 
 export const PAY_TOKEN_RE = /^pt_[0-9A-Za-z]{32}$/;
@@ -58,7 +60,8 @@ export function payRoutes<A extends Elysia<any, any, any, any, any, any, any>>(a
   const ownerOf = (i: StoredIntent & { payToken: string }): Caller => ({ accountId: i.accountId, mode: i.mode, plan: 'free', keyId: `pay:${i.payToken}` });
   const view = (i: StoredIntent & { payToken: string }) => payView(i as PayIntent, d.services.chains.network(i.chain)!, d.merchantName(i.accountId), d.publicUrl());
 
-  return app
+  const kit: PayRouteKit = { services: d.services, must, ownerOf, merchantName: d.merchantName, publicUrl: d.publicUrl };
+  return solanaPayRoutes(app, kit)
     .get('/pay/:token', async ({ params }) => {
       const nonce = randomBytes(16).toString('base64');
       const i = load(params.token);

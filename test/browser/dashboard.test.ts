@@ -4,6 +4,7 @@
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/api';
+import { readQr } from '../support/qr';
 import { browserForFile, watchedPage, type Watched } from '../support/browser';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { intentBody, startTestServer, type TestServer } from '../support/server';
@@ -119,6 +120,10 @@ describe('dashboard in Chromium', () => {
     expect(await text(page, 'h1')).toContain(intentId);
     expect(await text(page, 'table.timeline')).toContain('intent.created');
     expect(await page.$('svg [data-state="created"]')).not.toBeNull();
+    // The pay link and its QR (as Chromium renders it) lead to the payment page.
+    const payUrl = await page.$eval('.pay-link a', (a) => a.getAttribute('href'));
+    expect(payUrl).toMatch(new RegExp(`^${s.url}/pay/pt_[0-9A-Za-z]{32}$`));
+    expect(await readQr(page, '.pay-qr')).toBe(payUrl);
     await w.shot('intent');
 
     // Log out: the cookie is gone, so a page redirects to the login form.

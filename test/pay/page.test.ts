@@ -11,7 +11,7 @@ import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
 import { injectWallet } from '../support/evm/page-wallet';
 import { deployToken } from '../support/evm/token';
 import { BASE_SEPOLIA, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
-import { readQr } from './qr';
+import { readQr } from '../support/qr';
 
 const browser = browserForFile();
 let anvil: Anvil;

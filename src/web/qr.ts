@@ -1,4 +1,5 @@
-// The QR code, rendered on the server as SVG (the `qrcode` package; nothing loaded by the browser).
+// The QR code, rendered on the server as SVG (the `qrcode` package; nothing loaded by the browser),
+// for the payment page (the pay URI) and the dashboard (the pay link).
 import QRCode from 'qrcode';
 
 export function qrSvg(text: string): Promise<string> {
