@@ -2,14 +2,12 @@
 // findActiveKeyByHash is on every request's path, so it is one cached prepared statement.
 import { createHash } from 'node:crypto';
 import type { Statement } from 'bun:sqlite';
-import { and, asc, eq, isNull } from 'drizzle-orm';
 import { AppError } from '../domain/errors';
 import { newId, randomBase62 } from '../domain/ids';
 import type { Mode } from '../domain/intent';
 import type { Plan } from './accounts';
 import { getAccount } from './accounts';
 import type { Db } from './db';
-import { apiKeys } from './schema';
 
 export const API_KEY_RE = /^pk_(test|live)_[0-9A-Za-z]{32}$/;
 
@@ -30,6 +28,10 @@ export interface ApiKeyInfo {
   lastUsedAt: number | null;
 }
 
+// Never the hash: what a key's owner may see about it.
+const INFO_COLUMNS = `id, account_id AS accountId, mode, last4, created_at AS createdAt, revoked_at AS revokedAt,
+  last_used_at AS lastUsedAt`;
+
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
@@ -44,44 +46,33 @@ export function createApiKey(db: Db, input: { accountId: string; mode: Mode }): 
   const key = `pk_${input.mode}_${randomBase62(32)}`;
   const id = newId('key');
   const last4 = key.slice(-4);
-  db.orm
-    .insert(apiKeys)
-    .values({ id, accountId: input.accountId, mode: input.mode, hash: hashApiKey(key), last4, createdAt: Date.now() })
-    .run();
+  db.sqlite
+    .query('INSERT INTO api_keys (id, account_id, mode, hash, last4, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(id, input.accountId, input.mode, hashApiKey(key), last4, Date.now());
   return { key, id, last4 };
 }
 
 /** Revoke by the key itself or its id. Revoking twice keeps the first revocation time. */
 export function revokeApiKey(db: Db, keyOrId: string): ApiKeyInfo {
-  const where = keyOrId.startsWith('pk_') ? eq(apiKeys.hash, hashApiKey(keyOrId)) : eq(apiKeys.id, keyOrId);
-  db.orm.update(apiKeys).set({ revokedAt: Date.now() }).where(and(where, isNull(apiKeys.revokedAt))).run();
-  const row = db.orm.select().from(apiKeys).where(where).get();
+  const [column, value] = keyOrId.startsWith('pk_') ? ['hash', hashApiKey(keyOrId)] : ['id', keyOrId];
+  db.sqlite.query(`UPDATE api_keys SET revoked_at = ? WHERE ${column} = ? AND revoked_at IS NULL`).run(Date.now(), value);
+  const row = db.sqlite.query<ApiKeyInfo, [string]>(`SELECT ${INFO_COLUMNS} FROM api_keys WHERE ${column} = ?`).get(value);
   if (!row) throw new AppError('key.not_found', 'no such API key', { param: 'key' });
-  return {
-    id: row.id, accountId: row.accountId, mode: row.mode, last4: row.last4, createdAt: row.createdAt, revokedAt: row.revokedAt,
-    lastUsedAt: row.lastUsedAt,
-  };
+  return row;
 }
 
 export function listApiKeys(db: Db, accountId: string): ApiKeyInfo[] {
-  return db.orm
-    .select({
-      id: apiKeys.id, accountId: apiKeys.accountId, mode: apiKeys.mode, last4: apiKeys.last4, createdAt: apiKeys.createdAt,
-      revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt,
-    })
-    .from(apiKeys)
-    .where(eq(apiKeys.accountId, accountId))
-    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
-    .all();
+  return db.sqlite
+    .query<ApiKeyInfo, [string]>(`SELECT ${INFO_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`)
+    .all(accountId);
 }
 
 /** Record when keys were last used: one short transaction for a batch of uses. */
 export function touchApiKeys(db: Db, uses: ReadonlyMap<string, number>): void {
   if (uses.size === 0) return;
+  const touch = db.sqlite.prepare<unknown, [number, string]>('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
   db.sqlite.transaction(() => {
-    for (const [id, at] of uses) {
-      db.orm.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
-    }
+    for (const [id, at] of uses) touch.run(at, id);
   })();
 }
 
