@@ -39,6 +39,8 @@ export interface ChainIntent {
   amountBaseUnits: bigint;
   requestor: string;
   fulfiller: string | null;
+  /** Solana Pay reference the built transfer carries (read-only, non-signer); absent on EVM. */
+  solanaReference?: string | null;
 }
 
 export interface BuiltTransaction {

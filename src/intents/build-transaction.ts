@@ -25,7 +25,7 @@ export function checkPayable(i: StoredIntent, now: number): void {
 export function chainIntent(i: StoredIntent, fulfiller: string | null): ChainIntent {
   return {
     id: i.id, chain: i.chain, token: i.token, tokenAddress: i.tokenAddress, decimals: i.decimals,
-    amountBaseUnits: i.amountBaseUnits, requestor: i.requestor, fulfiller,
+    amountBaseUnits: i.amountBaseUnits, requestor: i.requestor, fulfiller, solanaReference: i.solanaReference,
   };
 }
 

@@ -1,6 +1,7 @@
 // build: the unsigned v0 message a fulfiller signs to pay an intent in SPL tokens
 // (compute budget, the requestor's token account when missing, transferChecked; fee payer = fulfiller).
 import {
+  AccountRole,
   address,
   appendTransactionMessageInstructions,
   blockhash as toBlockhash,
@@ -71,16 +72,18 @@ export async function build(network: Network, rpc: RpcPool, intent: ChainIntent,
       }),
     );
   }
-  instructions.push(
-    getTransferCheckedInstruction({
-      source: address(fulfillerAta),
-      mint: address(mint),
-      destination: address(requestorAta),
-      authority: payer,
-      amount: intent.amountBaseUnits,
-      decimals: intent.decimals,
-    }),
-  );
+  const transfer = getTransferCheckedInstruction({
+    source: address(fulfillerAta),
+    mint: address(mint),
+    destination: address(requestorAta),
+    authority: payer,
+    amount: intent.amountBaseUnits,
+    decimals: intent.decimals,
+  });
+  // Solana Pay reference convention: the intent's reference rides on the transfer as a read-only,
+  // non-signer account, so a getSignaturesForAddress on it finds the payment whoever sends it.
+  const reference = intent.solanaReference ? [{ address: address(intent.solanaReference), role: AccountRole.READONLY }] : [];
+  instructions.push({ ...transfer, accounts: [...transfer.accounts, ...reference] });
 
   const message = pipe(
     createTransactionMessage({ version: 0 }),
