@@ -13,7 +13,7 @@ export interface PageOpts {
   /** Logged in: shows the navigation and the logout form. */
   csrf?: string;
   nonce: string;
-  active?: 'accounts' | 'intents' | 'deliveries';
+  active?: 'accounts' | 'intents' | 'payments' | 'deliveries';
 }
 
 const CSS = `
@@ -46,7 +46,7 @@ const JS = `document.addEventListener('submit',function(e){var m=e.target.getAtt
 export function page(o: PageOpts): string {
   const nav = (key: PageOpts['active'], href: string, label: string) => html`<a href="${href}" class="${o.active === key ? 'on' : ''}">${label}</a>`;
   const header = o.csrf
-    ? html`<header><b>PayForge</b>${nav('accounts', '/dashboard', 'Accounts')}${nav('intents', '/dashboard/intents', 'Intents')}${nav(
+    ? html`<header><b>PayForge</b>${nav('accounts', '/dashboard', 'Accounts')}${nav('intents', '/dashboard/intents', 'Intents')}${nav('payments', '/dashboard/payments', 'Payments')}${nav(
         'deliveries',
         '/dashboard/deliveries',
         'Webhook deliveries',

@@ -18,8 +18,10 @@ import { retryDelivery } from '../webhooks/retry-delivery';
 import { rotateSecret } from '../webhooks/rotate-secret';
 import { setEndpoint } from '../webhooks/set-endpoint';
 import { html, page, type PageOpts, type Safe } from './html';
+import { paymentsBody } from './payments';
+import { PAYMENT_STATUSES } from '../domain/payment';
 import { accountBody, accountsBody, deliveriesBody, errorBox, intentBody, intentsBody, loginBody, type AccountView } from './pages';
-import { intentTimeline, listAllDeliveries, listIntents } from './queries';
+import { intentTimeline, listAllDeliveries, listIntents, PAGE_SIZE } from './queries';
 import { COOKIE_NAME, createSessions, readCookie, sessionCookie, SESSION_TTL_MS, type Session } from './session';
 import { payUrlOf } from '../domain/pay-url';
 import { qrSvg } from '../web/qr';
@@ -280,6 +282,18 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         const payUrl = payUrlOf(intent.payToken);
         const pay = payUrl === null ? null : { url: payUrl, qr: await qrSvg(payUrl) };
         return htmlResponse(200, { title: intent.id, csrf: s.csrf, active: 'intents', body: intentBody(intent, intentTimeline(d.db, intent.id), pay) });
+      }) as never,
+      hide,
+    )
+    .get(
+      '/dashboard/payments',
+      view((ctx, s) => {
+        const q = ctx.query;
+        const status = PAYMENT_STATUSES.find((x) => x === q.status);
+        const before = q.before && /^[0-9]{1,15}$/.test(q.before) ? Number(q.before) : undefined;
+        const rows = d.services.payments.list({ status, beforeSeq: before, limit: PAGE_SIZE + 1 });
+        const body = paymentsBody(rows.slice(0, PAGE_SIZE), rows.length > PAGE_SIZE, status);
+        return htmlResponse(200, { title: 'Payments', csrf: s.csrf, active: 'payments', body });
       }) as never,
       hide,
     )

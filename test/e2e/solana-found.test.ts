@@ -8,6 +8,11 @@ import { signMessageBlob } from '../support/solana/wallet';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
 
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+type CompiledV0 = {
+  staticAccounts: string[];
+  header: { numSignerAccounts: number; numReadonlyNonSignerAccounts: number };
+  instructions: Array<{ programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }>;
+};
 
 let sol: LocalSolana;
 let s: TestServer;
@@ -41,7 +46,7 @@ describe('Solana payments found on chain', () => {
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
     expect(built.status).toBe(200);
     const bytes = new Uint8Array(Buffer.from(built.body.transaction.blob, 'base64')) as unknown as TransactionMessageBytes;
-    const m = getCompiledTransactionMessageDecoder().decode(bytes);
+    const m = getCompiledTransactionMessageDecoder().decode(bytes) as CompiledV0;
     const keys = m.staticAccounts.map(String);
     const refIndex = keys.indexOf(intent.solanaReference);
     expect(refIndex).toBeGreaterThan(0);
