@@ -1,8 +1,26 @@
 // Payments found on chain on the local Solana (LiteSVM + real SPL Token), through the real HTTP
-// server: the built transfer carries the intent's Solana Pay reference (read-only, non-signer).
+// server: the built transfer carries the intent's Solana Pay reference (read-only, non-signer); a
+// payer who sends the built transaction herself, and a wallet that composes a Solana Pay transfer
+// from `paymentUri` alone (parsed by @solana/pay), are both found and driven to finalized.
 import { getCompiledTransactionMessageDecoder, generateKeyPairSigner, type KeyPairSigner, type TransactionMessageBytes } from '@solana/kit';
+import {
+  AccountRole,
+  address,
+  appendTransactionMessageInstruction,
+  createSolanaRpc,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from '@solana/kit';
+import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/api';
+// @solana/pay 1.0.16 wants @solana/kit ^6.5 as a peer while PayForge pins 8.4: its parseURL source
+// needs only kit's `address`, so the wallet library's own parser is imported from its source file.
+import { parseURL, type TransferRequestURL } from '../../node_modules/@solana/pay/src/parseURL';
+import { eventTypes, waitFor } from '../support/api';
 import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
 import { signMessageBlob } from '../support/solana/wallet';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
@@ -34,6 +52,37 @@ afterAll(async () => {
   await sol?.stop();
 });
 
+/** Send signed wire bytes straight to the node, as a wallet does (PayForge never sees them). */
+const sendRaw = (wire: string) =>
+  createSolanaRpc(sol.url).sendTransaction(wire as never, { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
+
+const paymentFor = (tx: string) => async () =>
+  ((await api.get('/v1/payments?limit=100')).body.payments as any[]).find((p) => p.txSignature === tx);
+
+/** A Solana Pay wallet: parse the transfer request and compose transferChecked with the references. */
+async function payTransferRequest(uri: string): Promise<string> {
+  const req = parseURL(uri) as TransferRequestURL;
+  const rpc = createSolanaRpc(sol.url);
+  const mint = req.splToken!;
+  const mintInfo = await rpc.getAccountInfo(mint, { encoding: 'base64' }).send();
+  const decimals = Buffer.from(mintInfo.value!.data[0], 'base64')[44]!;
+  const [source] = await findAssociatedTokenPda({ owner: payer.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [destination] = await findAssociatedTokenPda({ owner: req.recipient, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const ix = getTransferCheckedInstruction({
+    source, mint, destination, authority: payer, decimals,
+    amount: BigInt(Math.round(req.amount! * 10 ** decimals)),
+  });
+  const withRefs = { ...ix, accounts: [...ix.accounts, ...(req.reference ?? []).map((r) => ({ address: address(r), role: AccountRole.READONLY }))] };
+  const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+    (m) => appendTransactionMessageInstruction(withRefs, m),
+  );
+  return sendRaw(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)));
+}
+
 const stateOf = (id: string, want: string) => async () => {
   const i = (await api.get(`/v1/intents/${id}`)).body.intent;
   return i.state === want ? i : undefined;
@@ -62,5 +111,48 @@ describe('Solana payments found on chain', () => {
     expect((await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed })).status).toBe(200);
     await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(1_250_000n);
+  });
+
+  it('a payer signs the built message and sends it herself (no submit): found, finalized, every event', async () => {
+    const requestor = (await generateKeyPairSigner()).address;
+    const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '2.5', requestor })).body.intent;
+    const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
+    const sig = await sendRaw(await signMessageBlob(built.body.transaction.blob, [payer]));
+    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    expect(fin.txSignature).toBe(sig);
+    expect(fin.fulfiller).toBe(payer.address);
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+    const payment = await waitFor(paymentFor(sig), 5_000, 'payment');
+    expect(payment).toMatchObject({ status: 'matched', reason: null, intentId: intent.id, amount: '2.5', from: payer.address, to: requestor });
+  });
+
+  it('a Solana Pay wallet pays from paymentUri alone (parsed by @solana/pay): found by its reference, finalized', async () => {
+    const requestor = (await generateKeyPairSigner()).address;
+    await sol.setTokenBalance(DEVNET_USDC_MINT, requestor, 0n); // Solana Pay transfers need the recipient's token account
+    const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '3.75', requestor, fulfiller: null })).body.intent;
+    // A second open intent of the same amount to the same requestor: only the reference tells them apart.
+    const twin = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '3.75', requestor })).body.intent;
+    const sig = await payTransferRequest(intent.paymentUri);
+    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    expect(fin.txSignature).toBe(sig);
+    expect(fin.fulfiller).toBe(payer.address);
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+    expect((await api.get(`/v1/intents/${twin.id}`)).body.intent.state).toBe('created');
+    expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(3_750_000n);
+  });
+
+  it('the same transaction seen by submit, the reference scan and the token-account scan at once: one payment, one set of events', async () => {
+    const requestor = (await generateKeyPairSigner()).address;
+    const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '4', requestor })).body.intent;
+    const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
+    const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
+    const [sig, sub] = await Promise.all([sendRaw(signed), api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed })]);
+    expect(sub.status).toBe(200);
+    await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    await waitFor(paymentFor(sig), 5_000, 'payment');
+    const all = ((await api.get('/v1/payments?limit=100')).body.payments as any[]).filter((p) => p.txSignature === sig);
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ status: 'matched', intentId: intent.id });
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
   });
 });

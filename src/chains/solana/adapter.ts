@@ -6,6 +6,7 @@ import { watcherLog } from '../watcher-log';
 import { isValidAddress, normalizeAddress } from './address';
 import { broadcast } from './broadcast';
 import { build } from './build';
+import { createSolanaDetector } from './detect';
 import { fetchSubmitted } from './fetch-submitted';
 import { verifySubmission } from './verify-submission';
 import { createWatcher } from './watcher';
@@ -19,6 +20,7 @@ export const solanaAdapter: ChainAdapter = {
   fetchSubmitted,
   broadcast,
   createWatcher: (network, rpc, report) => createWatcher(network, rpc, report),
+  createDetector: (network, rpc, source) => createSolanaDetector(network, rpc, source),
 };
 
 /** The adapter with the server's logger for its watcher, so the configured logLevel applies. */

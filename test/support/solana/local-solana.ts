@@ -10,6 +10,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { LocalChain, type ChainOptions } from './chain';
+import { createHistory } from './history';
 import { createHandlers, dispatch, type RpcCounters } from './rpc-server';
 
 export const DEVNET_USDC_MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
@@ -45,7 +46,8 @@ export interface LocalSolanaOptions extends ChainOptions {}
 
 export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<LocalSolana> {
   const chain = new LocalChain(opts);
-  const handlers = createHandlers(chain);
+  // History (getSignaturesForAddress, getTransaction) recorded around LiteSVM's own execution.
+  const handlers = { ...createHandlers(chain), ...createHistory(chain) };
   const counters: RpcCounters = { calls: {}, unexpected: [] };
   let health: Health = 'ok';
 
