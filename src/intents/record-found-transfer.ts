@@ -42,6 +42,13 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
       if (known.status === 'matched' && known.intentId !== null) {
         const cur = tx.get(known.intentId);
         if (cur && cur.txSignature === found.txSignature) advance(tx, cur, found);
+      } else if (known.reason === 'ambiguous') {
+        // A submit by txSignature settled which intent it pays: the ledger says so too.
+        const paid = s.intents.findByTxSignature(found.chain, found.txSignature);
+        if (paid) {
+          s.payments.settle(known.id, paid.id);
+          return { outcome: 'known' as const, payment: toPaymentWire({ ...known, status: 'matched', reason: null, intentId: paid.id }) };
+        }
       }
       return { outcome: 'known' as const, payment: toPaymentWire(known) };
     }

@@ -17,7 +17,10 @@ export interface WatchedReference {
   createdAt: number;
 }
 
-/** A matched payment whose intent has not reached finality yet (the detector keeps following it). */
+/**
+ * A matched payment whose intent has not reached finality yet, or an ambiguous one that a submit by
+ * txSignature has since tied to an intent: the detector reports it again so both get settled.
+ */
 export interface UnfinalizedMatch {
   txSignature: string;
   intentId: string;
@@ -58,8 +61,8 @@ export function createDetectionRepo(sqlite: Database): DetectionRepo {
   const unfinalized = sqlite.prepare(
     `SELECT p.tx_signature AS txSignature, p.intent_id AS intentId, p.token_address AS tokenAddress, p.from_address AS "from",
             p.to_address AS "to", p.amount_base_units AS amount
-       FROM payments p JOIN intents i ON i.id = p.intent_id
-      WHERE p.chain = ? AND p.status = 'matched' AND i.state IN ('pending','confirmed') AND i.tx_signature = p.tx_signature`,
+       FROM payments p JOIN intents i ON i.chain = p.chain AND i.tx_signature = p.tx_signature
+      WHERE p.chain = ? AND ((p.status = 'matched' AND i.state IN ('pending','confirmed')) OR p.reason = 'ambiguous')`,
   );
   return {
     receivers: (chain, since) => receivers.all({ $chain: chain, $since: since }) as WatchedReceiver[],

@@ -50,12 +50,15 @@ export interface PaymentRepo {
   findByTx(chain: string, txSignature: string): StoredPayment | null;
   /** Newest first. */
   list(q: ListPaymentsQuery): StoredPayment[];
+  /** An unmatched payment whose intent became known (a submit by txSignature settled it): matched. */
+  settle(id: string, intentId: string): void;
 }
 
 export function createPaymentRepo(sqlite: Database): PaymentRepo {
   const insert = sqlite.prepare(`INSERT INTO payments (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
   const get = sqlite.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = sqlite.prepare('SELECT * FROM payments WHERE chain = ? AND tx_signature = ?');
+  const settle = sqlite.prepare(`UPDATE payments SET status = 'matched', reason = NULL, intent_id = ? WHERE id = ?`);
   return {
     insert: (p) =>
       void insert.run(
@@ -70,6 +73,7 @@ export function createPaymentRepo(sqlite: Database): PaymentRepo {
       const r = byTx.get(chain, tx) as Row | null;
       return r ? fromRow(r) : null;
     },
+    settle: (id, intentId) => void settle.run(intentId, id),
     list: (q) => {
       const where: string[] = [];
       const args: (string | number)[] = [];

@@ -180,7 +180,7 @@ describe('EVM payments found on chain', () => {
     }
   });
 
-  it('two open intents with the same requestor and amount and no fulfiller: ambiguous, neither moves', async () => {
+  it('two open intents with the same requestor and amount and no fulfiller: ambiguous, neither moves; a submit by txSignature settles one', async () => {
     const requestor = newRequestor();
     const a = await create({ amount: '4', requestor });
     const b = await create({ amount: '4', requestor });
@@ -189,6 +189,17 @@ describe('EVM payments found on chain', () => {
     expect(payment).toMatchObject({ status: 'unmatched', reason: 'ambiguous', intentId: null });
     expect((await intentOf(a.id)).state).toBe('created');
     expect((await intentOf(b.id)).state).toBe('created');
+    // The merchant learns which one it was (the wallet's hash) and settles it by txSignature.
+    const sub = await api.post(`/v1/intents/${b.id}/submit`, { txSignature: hash });
+    expect(sub.status).toBe(200);
+    const fin = await waitFor(stateOf(b.id, 'finalized'), 20_000, 'finalized');
+    expect(fin.txSignature).toBe(hash);
+    expect((await intentOf(a.id)).state).toBe('created');
+    const settled = await waitFor(async () => {
+      const p = (await api.get(`/v1/payments/${payment.id}`)).body.payment;
+      return p.status === 'matched' && p;
+    }, 20_000, 'ledger settled');
+    expect(settled).toMatchObject({ reason: null, intentId: b.id });
   });
 
   it('an intent with a fulfiller is paid only by that fulfiller; another sender finds no open intent', async () => {
