@@ -157,6 +157,17 @@ describe('EVM payments found on chain', () => {
     expect(fin.fulfiller).toBe(tempoPayer.address);
   });
 
+  it('Tempo: a built transaction sent straight to the node (never submitted) is detected', async () => {
+    const requestor = newRequestor();
+    const r = await api.post('/v1/intents', { chain: TEMPO, token: 'AlphaUSD', amount: '1.25', requestor });
+    const built = await api.post(`/v1/intents/${r.body.intent.id}/build`, { fulfiller: tempoPayer.address });
+    expect(built.status).toBe(200);
+    const hash = await tempo.rpc<string>('eth_sendRawTransaction', [b64ToHex(await signBlob(tempoPayer, built.body.transaction.blob))]);
+    const fin = await waitFor(stateOf(r.body.intent.id, 'finalized'), 20_000, 'finalized');
+    expect(fin.txSignature).toBe(hash);
+    expect(await eventTypes(api, r.body.intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+  });
+
   it('underpaid and overpaid: unmatched amount_mismatch, the intent untouched, payment.unmatched delivered', async () => {
     for (const [scale, label] of [[(n: bigint) => n - 1n, 'under'], [(n: bigint) => n * 2n, 'over']] as const) {
       const requestor = newRequestor();
@@ -187,6 +198,14 @@ describe('EVM payments found on chain', () => {
     const hash = await payFromUri(base, payer, a.paymentUri);
     const payment = await waitFor(paymentFor(hash), 20_000, 'payment');
     expect(payment).toMatchObject({ status: 'unmatched', reason: 'ambiguous', intentId: null });
+    // An event that names no intent is still in the event log and delivered.
+    const ev = await waitFor(
+      async () => ((await api.get('/v1/events?limit=100')).body.events as any[]).find((e) => e.type === 'payment.unmatched' && e.data.payment.id === payment.id),
+      10_000,
+      'payment.unmatched event',
+    );
+    expect(ev.data.payment.intentId).toBeNull();
+    await waitFor(() => rx.requests.some((h) => JSON.parse(h.body).eventId === ev.eventId), 10_000, 'ambiguous webhook');
     expect((await intentOf(a.id)).state).toBe('created');
     expect((await intentOf(b.id)).state).toBe('created');
     // The merchant learns which one it was (the wallet's hash) and settles it by txSignature.
@@ -212,6 +231,21 @@ describe('EVM payments found on chain', () => {
     const payment = await waitFor(paymentFor(hash), 20_000, 'payment');
     expect(payment).toMatchObject({ status: 'unmatched', reason: 'no_open_intent', from: stranger.address });
     expect((await intentOf(intent.id)).state).toBe('created');
+  });
+
+  it('a second transfer for an intent already paid: unmatched duplicate naming the intent, nothing moves', async () => {
+    const requestor = newRequestor();
+    const intent = await create({ amount: '5', requestor });
+    const first = await payFromUri(base, payer, intent.paymentUri);
+    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    expect(fin.txSignature).toBe(first);
+    const second = await payFromUri(base, payer, intent.paymentUri);
+    const payment = await waitFor(paymentFor(second), 20_000, 'duplicate payment');
+    expect(payment).toMatchObject({ status: 'unmatched', reason: 'duplicate', intentId: intent.id, amount: '5' });
+    const now = await intentOf(intent.id);
+    expect(now.txSignature).toBe(first);
+    expect(now.updatedAt).toBe(fin.updatedAt);
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
   });
 
   it('paid after expiry: latePayment, intent.late_payment, still expired, refund for the late amount to the sender', async () => {
