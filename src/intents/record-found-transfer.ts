@@ -162,9 +162,9 @@ function judgeOne(tx: Tx, i: StoredIntent, ft: FoundTransfer): Verdict {
   if (i.amountBaseUnits !== ft.amountBaseUnits || i.tokenAddress !== ft.tokenAddress || i.requestor !== ft.to) {
     return { kind: 'unmatched', reason: 'amount_mismatch', intent: i, account: i };
   }
-  if (i.txSignature === ft.txSignature && (i.state === 'pending' || i.state === 'confirmed' || i.state === 'dropped')) {
-    return { kind: 'drive', intent: i };
-  }
+  // Its own transaction (submitted, or found before): drive it on, or record it as the match of an
+  // intent the watcher already finalized.
+  if (i.txSignature === ft.txSignature && (OPEN.has(i.state) || PAID.has(i.state))) return { kind: 'drive', intent: i };
   if (OPEN.has(i.state) && pastExpiry(i, ft)) {
     // The deadline passed before the money landed: close it as the timer would have, then it is late.
     const expired = tx.apply(i, { type: 'EXPIRE', at: tx.now }, 'ignore') ?? i;

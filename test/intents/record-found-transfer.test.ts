@@ -1,0 +1,95 @@
+// The matcher (contract 11) on a real core over a fresh SQLite file with the real migrations:
+// a transfer found for an intent the watcher already finalized is its `matched` record (never a
+// duplicate), the same transfer reported by two scans at once makes one record and one set of
+// events, and a transfer of an unconfigured token or to an unknown receiver is ignored.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FoundTransfer } from '../../src/chains/types';
+import { createCore, type Core } from '../../src/compose';
+import { validate } from '../../src/config';
+import { DEFAULT_CONFIG } from '../../src/config.types';
+import { recordFoundTransfer } from '../../src/intents/record-found-transfer';
+import { createAccount } from '../../src/store/accounts';
+import { createApiKey } from '../../src/store/api-keys';
+
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const REQUESTOR = '0x1111111111111111111111111111111111111111';
+const PAYER = '0x2222222222222222222222222222222222222222';
+let dir: string;
+let core: Core;
+let key: string;
+
+const call = async (method: string, path: string, body?: unknown) => {
+  const res = await core.app.handle(
+    new Request(`http://local${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    }),
+  );
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+const transfer = (over: Partial<FoundTransfer> = {}): FoundTransfer => ({
+  chain: 'eip155:84532',
+  txSignature: `0x${'ab'.repeat(32)}`,
+  tokenAddress: USDC.toLowerCase(),
+  from: PAYER.toLowerCase(),
+  to: REQUESTOR.toLowerCase(),
+  amountBaseUnits: 3_000_000n,
+  references: [],
+  landedAt: Date.now(),
+  commitment: 'confirmed',
+  watchData: { from: PAYER, nonce: 0, sinceBlock: 1 },
+  ...over,
+});
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'payforge-found-'));
+  core = createCore(validate({ ...structuredClone(DEFAULT_CONFIG), db: join(dir, 'p.db'), logLevel: 'error' }));
+  const acct = createAccount(core.db, { name: 'm', plan: 'pro' });
+  key = createApiKey(core.db, { accountId: acct.id, mode: 'test' }).key;
+});
+afterEach(async () => {
+  await core.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('recordFoundTransfer', () => {
+  it("finds an intent's own transaction after the watcher finalized it: matched, nothing moves", async () => {
+    const intent = (await call('POST', '/v1/intents', { chain: 'eip155:84532', token: 'USDC', amount: '3', requestor: REQUESTOR })).body.intent;
+    const tx = transfer().txSignature;
+    await core.runtime.write((w) => {
+      const pending = w.apply(w.get(intent.id)!, { type: 'SUBMIT', at: w.now, txSignature: tx }, 'throw', { fulfiller: PAYER })!;
+      return w.apply(pending, { type: 'CHAIN_FINALIZED', at: w.now, txSignature: tx }, 'throw');
+    });
+    const before = (await call('GET', `/v1/intents/${intent.id}`)).body.intent;
+    expect(before.state).toBe('finalized');
+    const r = await recordFoundTransfer(core.services, transfer({ commitment: 'finalized' }));
+    expect(r.payment).toMatchObject({ status: 'matched', reason: null, intentId: intent.id, from: PAYER, to: REQUESTOR, tokenAddress: USDC });
+    expect((await call('GET', `/v1/intents/${intent.id}`)).body.intent).toEqual(before);
+  });
+
+  it('the same transfer reported by two scans at once: one record, one set of events', async () => {
+    const intent = (await call('POST', '/v1/intents', { chain: 'eip155:84532', token: 'USDC', amount: '3', requestor: REQUESTOR })).body.intent;
+    const [a, b] = await Promise.all([
+      recordFoundTransfer(core.services, transfer()),
+      recordFoundTransfer(core.services, transfer({ commitment: 'finalized' })),
+    ]);
+    expect([a.outcome, b.outcome].sort()).toEqual(['known', 'recorded']);
+    expect(a.payment?.id).toBe(b.payment?.id);
+    const events = (await call('GET', '/v1/events?limit=100')).body.events.map((e: any) => e.type).reverse();
+    expect(events).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+    expect((await call('GET', '/v1/payments')).body.payments).toHaveLength(1);
+    expect((await call('GET', `/v1/intents/${intent.id}`)).body.intent).toMatchObject({ state: 'finalized', fulfiller: PAYER });
+  });
+
+  it('ignores a token not configured on the chain, and a receiver no intent ever named', async () => {
+    await call('POST', '/v1/intents', { chain: 'eip155:84532', token: 'USDC', amount: '3', requestor: REQUESTOR });
+    expect((await recordFoundTransfer(core.services, transfer({ tokenAddress: `0x${'99'.repeat(20)}` }))).outcome).toBe('ignored');
+    expect((await recordFoundTransfer(core.services, transfer({ to: `0x${'77'.repeat(20)}` }))).outcome).toBe('ignored');
+    expect((await call('GET', '/v1/payments')).body.payments).toHaveLength(0);
+  });
+});
