@@ -170,11 +170,16 @@ export function createEvmDetector(network: Network, rpc: RpcPool, source: Detect
     const receipts = new Map<string, { status: string; blockNumber: string } | null>();
     if (needReceipt.length > 0) {
       const out = await batch(rpc, needReceipt.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h.ft.txSignature] })));
-      needReceipt.forEach((h, i) => receipts.set(h.ft.txSignature, out[i]!.ok ? (out[i]!.result as never) : null));
+      // A failed read is no answer (asked again next poll); only a null receipt means it is gone.
+      needReceipt.forEach((h, i) => {
+        const o = out[i]!;
+        if (o.ok) receipts.set(h.ft.txSignature, o.result as never);
+      });
     }
     for (const [hash, h] of held) {
       if (stopped) return;
       const r = receipts.get(hash);
+      if (r === undefined && (h.block === null || (finalized !== null && h.block <= finalized))) continue; // read failed: next poll
       // A receipt was read: the transfer is final only if it is still there, successful, at or below finalized.
       if (r !== undefined) {
         if (r === null || hexToBig(r.status) !== 1n) {
