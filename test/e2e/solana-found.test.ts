@@ -60,7 +60,7 @@ const paymentFor = (tx: string) => async () =>
   ((await api.get('/v1/payments?limit=100')).body.payments as any[]).find((p) => p.txSignature === tx);
 
 /** A Solana Pay wallet: parse the transfer request and compose transferChecked with the references. */
-async function payTransferRequest(uri: string): Promise<string> {
+async function payTransferRequest(uri: string, amountDelta = 0n): Promise<string> {
   const req = parseURL(uri) as TransferRequestURL;
   const rpc = createSolanaRpc(sol.url);
   const mint = req.splToken!;
@@ -70,7 +70,7 @@ async function payTransferRequest(uri: string): Promise<string> {
   const [destination] = await findAssociatedTokenPda({ owner: req.recipient, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
   const ix = getTransferCheckedInstruction({
     source, mint, destination, authority: payer, decimals,
-    amount: BigInt(Math.round(req.amount! * 10 ** decimals)),
+    amount: BigInt(Math.round(req.amount! * 10 ** decimals)) + amountDelta,
   });
   const withRefs = { ...ix, accounts: [...ix.accounts, ...(req.reference ?? []).map((r) => ({ address: address(r), role: AccountRole.READONLY }))] };
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
@@ -154,5 +154,24 @@ describe('Solana payments found on chain', () => {
     expect(all).toHaveLength(1);
     expect(all[0]).toMatchObject({ status: 'matched', intentId: intent.id });
     expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+  });
+
+  it('underpaid with the reference: unmatched amount_mismatch naming the intent, which does not move; expired then paid: late', async () => {
+    const requestor = (await generateKeyPairSigner()).address;
+    await sol.setTokenBalance(DEVNET_USDC_MINT, requestor, 0n);
+    const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '5', requestor })).body.intent;
+    const under = await payTransferRequest(intent.paymentUri, -1n);
+    const p1 = await waitFor(paymentFor(under), 20_000, 'underpaid payment');
+    expect(p1).toMatchObject({ status: 'unmatched', reason: 'amount_mismatch', intentId: intent.id, amountBaseUnits: '4999999', from: payer.address });
+    expect((await api.get(`/v1/intents/${intent.id}`)).body.intent.state).toBe('created');
+
+    expect((await api.post(`/v1/test/intents/${intent.id}/simulate`, { targetState: 'expired' })).body.intent.state).toBe('expired');
+    const late = await payTransferRequest(intent.paymentUri);
+    const p2 = await waitFor(paymentFor(late), 20_000, 'late payment');
+    expect(p2).toMatchObject({ status: 'late', reason: 'intent_closed', intentId: intent.id });
+    const now = (await api.get(`/v1/intents/${intent.id}`)).body.intent;
+    expect(now.state).toBe('expired');
+    expect(now.latePayment).toMatchObject({ txSignature: late, amount: '5', from: payer.address });
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.expired', 'intent.late_payment']);
   });
 });
