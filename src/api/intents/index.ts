@@ -14,7 +14,7 @@ import { noBody } from '../json-body';
 import { parseLimit } from '../webhooks/index';
 import {
   BuildBody, BuildResponse, CreateIntentBody, IdParams, IntentResponse, ListIntentsQuery, ListIntentsResponse,
-  SubmitBody, SubmitResponse, UpdateIntentBody,
+  SubmitBody, SubmitResponse, UpdateIntentBody, errorResponses,
 } from './model';
 
 const tags = ['Intents'];
@@ -35,7 +35,7 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
         if (r.replayed) set.headers['idempotent-replayed'] = 'true';
         return r.body;
       },
-      { body: CreateIntentBody, parse: 'json', response: { 201: IntentResponse }, detail: { tags, summary: 'Create a payment intent' } },
+      { body: CreateIntentBody, parse: 'json', response: { 201: IntentResponse, ...errorResponses(400, 409, 413, 415, 422, 503) }, detail: { tags, summary: 'Create a payment intent' } },
     )
     .get(
       '/v1/intents',
@@ -46,33 +46,33 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
           state: query.state,
           reference: query.reference,
         }),
-      { query: ListIntentsQuery, response: { 200: ListIntentsResponse }, detail: { tags, summary: 'List intents, newest first' } },
+      { query: ListIntentsQuery, response: { 200: ListIntentsResponse, ...errorResponses(400) }, detail: { tags, summary: 'List intents, newest first' } },
     )
     .get('/v1/intents/:id', ({ request, params }) => getIntent(s, d.caller(request), params.id), {
-      params: IdParams, response: { 200: IntentResponse }, detail: { tags, summary: 'Retrieve an intent' },
+      params: IdParams, response: { 200: IntentResponse, ...errorResponses(404) }, detail: { tags, summary: 'Retrieve an intent' },
     })
     .patch(
       '/v1/intents/:id',
       ({ request, params, body }) => updateIntent(s, d.caller(request), params.id, body as Record<string, unknown>),
-      { params: IdParams, body: UpdateIntentBody, parse: 'json', response: { 200: IntentResponse }, detail: { tags, summary: 'Update reference or metadata (optimistic concurrency on updatedAt)' } },
+      { params: IdParams, body: UpdateIntentBody, parse: 'json', response: { 200: IntentResponse, ...errorResponses(400, 404, 409, 413, 415) }, detail: { tags, summary: 'Update reference or metadata (optimistic concurrency on updatedAt)' } },
     )
     .post('/v1/intents/:id/cancel', ({ request, params }) => cancelIntent(s, d.caller(request), params.id), {
-      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse }, detail: { tags, summary: 'Cancel an intent in created' },
+      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 404, 409) }, detail: { tags, summary: 'Cancel an intent in created' },
     })
     .post(
       '/v1/intents/:id/build',
       ({ request, params, body }) => buildTransaction(s, d.caller(request), params.id, body ?? {}),
-      { params: IdParams, body: BuildBody, parse: 'json', response: { 200: BuildResponse }, detail: { tags, summary: 'Build the unsigned transaction for the fulfiller' } },
+      { params: IdParams, body: BuildBody, parse: 'json', response: { 200: BuildResponse, ...errorResponses(400, 404, 409, 413, 415, 422, 503) }, detail: { tags, summary: 'Build the unsigned transaction for the fulfiller' } },
     )
     .post(
       '/v1/intents/:id/submit',
       ({ request, params, body }) => submitTransaction(s, d.caller(request), params.id, body),
-      { params: IdParams, body: SubmitBody, parse: 'json', response: { 200: SubmitResponse }, detail: { tags, summary: 'Submit the signed transaction; broadcast; pending' } },
+      { params: IdParams, body: SubmitBody, parse: 'json', response: { 200: SubmitResponse, ...errorResponses(400, 404, 409, 413, 415, 422, 503) }, detail: { tags, summary: 'Submit the signed transaction; broadcast; pending' } },
     )
     .post('/v1/intents/:id/detected', ({ request, params }) => markDetected(s, d.caller(request), params.id), {
-      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse }, detail: { tags, summary: 'The fulfiller acknowledged audio receipt' },
+      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 404, 409) }, detail: { tags, summary: 'The fulfiller acknowledged audio receipt' },
     })
     .post('/v1/intents/:id/refund', ({ request, params }) => refundIntent(s, d.caller(request), params.id), {
-      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse }, detail: { tags, summary: 'Create a linked refund intent (pro plan)' },
+      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 402, 404, 409, 422, 503) }, detail: { tags, summary: 'Create a linked refund intent (pro plan)' },
     });
 }

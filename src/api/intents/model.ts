@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { MAX_AMOUNT_CHARS } from '../../domain/money';
+import { ERROR_CODES } from '../../domain/errors';
 import { EVENT_TYPES, INTENT_STATES } from '../../domain/intent';
 import { Payment } from '../payments/model';
 
@@ -80,7 +81,7 @@ export const PaymentIntent = t.Object(
     payToken: Nullable(t.String({ pattern: '^pt_[0-9A-Za-z]{32}$', description: 'The payer\'s capability for the payment page' })),
     payUrl: Nullable(t.String({ description: '<publicUrl>/pay/<payToken>: send this link to the payer' })),
   },
-  { $id: '#/components/schemas/PaymentIntent', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 export const IntentResponse = t.Object({ intent: PaymentIntent });
@@ -170,11 +171,22 @@ export const EventEnvelope = t.Object({
   data: t.Union([t.Object({ intent: PaymentIntent }), t.Object({ payment: Payment })]),
 });
 
-export const ErrorResponse = t.Object({
-  error: t.Object({
-    code: t.String(),
-    message: t.String(),
-    param: Nullable(t.String()),
-    details: t.Record(t.String(), t.Unknown()),
-  }),
-});
+export const ErrorResponse = t.Object(
+  {
+    error: t.Object({
+      code: t.UnionEnum([...ERROR_CODES], { description: 'Stable, machine-readable: resource.error_type' }),
+      message: t.String(),
+      param: Nullable(t.String({ description: 'The field at fault, or null' })),
+      details: t.Record(t.String(), t.Unknown()),
+    }),
+  },
+  { description: 'The error envelope of every 4xx and 5xx' },
+);
+
+/**
+ * The error statuses an operation can answer, for the OpenAPI document (errors leave through
+ * onError as ready Responses, so these schemas describe them without validating them).
+ */
+export function errorResponses<const S extends readonly number[]>(...statuses: S): { [K in S[number]]: typeof ErrorResponse } {
+  return Object.fromEntries([...statuses, 401, 429, 500].map((code) => [code, ErrorResponse])) as { [K in S[number]]: typeof ErrorResponse };
+}

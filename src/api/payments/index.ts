@@ -3,7 +3,7 @@ import type { Elysia } from 'elysia';
 import { getPayment } from '../../intents/get-payment';
 import { listPayments } from '../../intents/list-payments';
 import type { ApiDeps } from '../deps';
-import { IdParams } from '../intents/model';
+import { errorResponses, IdParams } from '../intents/model';
 import { parseLimit } from '../webhooks/index';
 import { ListPaymentsQuery, ListPaymentsResponse, PaymentResponse } from './model';
 
@@ -19,13 +19,13 @@ export function paymentRoutes<A extends Elysia<any, any, any, any, any, any, any
         listPayments(s, d.caller(request), { limit: parseLimit(query.limit), startingAfter: query.starting_after, status: query.status }),
       {
         query: ListPaymentsQuery,
-        response: { 200: ListPaymentsResponse },
+        response: { 200: ListPaymentsResponse, ...errorResponses(400) },
         detail: { tags, summary: 'Transfers found on chain (matched, late, unmatched), newest first' },
       },
     )
     .get('/v1/payments/:id', ({ request, params }) => getPayment(s, d.caller(request), params.id), {
       params: IdParams,
-      response: { 200: PaymentResponse },
+      response: { 200: PaymentResponse, ...errorResponses(404) },
       detail: { tags, summary: 'Retrieve a payment' },
     });
 }

@@ -19,7 +19,7 @@ export const Payment = t.Object(
     detectedAt: t.String({ format: 'date-time' }),
     livemode: t.Boolean(),
   },
-  { $id: '#/components/schemas/Payment', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 export const ListPaymentsQuery = t.Object({

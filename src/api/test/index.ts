@@ -2,13 +2,13 @@
 import type { Elysia } from 'elysia';
 import { simulateTransition } from '../../intents/simulate-transition';
 import type { ApiDeps } from '../deps';
-import { IdParams, IntentResponse, SimulateBody } from '../intents/model';
+import { errorResponses, IdParams, IntentResponse, SimulateBody } from '../intents/model';
 
 // biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
 export function testRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
   return app.post(
     '/v1/test/intents/:id/simulate',
     ({ request, params, body }) => simulateTransition(d.services, d.caller(request), params.id, body),
-    { params: IdParams, body: SimulateBody, parse: 'json', response: { 200: IntentResponse }, detail: { tags: ['Test mode'], summary: 'Force a lifecycle transition (test keys only)' } },
+    { params: IdParams, body: SimulateBody, parse: 'json', response: { 200: IntentResponse, ...errorResponses(400, 403, 404, 409, 413, 415, 422) }, detail: { tags: ['Test mode'], summary: 'Force a lifecycle transition (test keys only)' } },
   );
 }

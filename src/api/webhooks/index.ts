@@ -8,7 +8,7 @@ import { listEvents } from '../../webhooks/list-events';
 import { retryDelivery } from '../../webhooks/retry-delivery';
 import type { ApiDeps } from '../deps';
 import { noBody } from '../json-body';
-import { EventEnvelope, IdParams } from '../intents/model';
+import { errorResponses, EventEnvelope, IdParams } from '../intents/model';
 
 const Delivery = t.Object({
   id: t.String(),
@@ -51,7 +51,7 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
         const c = d.caller(request);
         return { deliveries: listDeliveries(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit) }) };
       },
-      { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery) }) }, detail: { tags: ['Webhooks'], summary: 'Recent webhook deliveries, newest first' } },
+      { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery) }), ...errorResponses(400) }, detail: { tags: ['Webhooks'], summary: 'Recent webhook deliveries, newest first' } },
     )
     .post(
       '/v1/webhooks/:id/retry',
@@ -63,7 +63,7 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
         set.status = 202;
         return { delivery };
       },
-      { params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 202: t.Object({ delivery: Delivery }) }, detail: { tags: ['Webhooks'], summary: 'Replay a delivery: a new delivery of the same event, sent at once (pro plan)' } },
+      { params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 202: t.Object({ delivery: Delivery }), ...errorResponses(400, 402, 404, 409) }, detail: { tags: ['Webhooks'], summary: 'Replay a delivery: a new delivery of the same event, sent at once (pro plan)' } },
     )
     .get(
       '/v1/events',
@@ -71,7 +71,7 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
         const c = d.caller(request);
         return listEvents(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
       },
-      { query: LimitQuery, response: { 200: t.Object({ events: t.Array(EventEnvelope), hasMore: t.Boolean() }) }, detail: { tags: ['Events'], summary: 'Events, newest first' } },
+      { query: LimitQuery, response: { 200: t.Object({ events: t.Array(EventEnvelope), hasMore: t.Boolean() }), ...errorResponses(400) }, detail: { tags: ['Events'], summary: 'Events, newest first' } },
     )
     .get(
       '/v1/events/:id',
@@ -79,6 +79,6 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
         const c = d.caller(request);
         return getEvent(d.db, { accountId: c.accountId, mode: c.mode, eventId: params.id });
       },
-      { params: IdParams, response: { 200: EventEnvelope }, detail: { tags: ['Events'], summary: 'One event envelope' } },
+      { params: IdParams, response: { 200: EventEnvelope, ...errorResponses(404) }, detail: { tags: ['Events'], summary: 'One event envelope' } },
     );
 }
