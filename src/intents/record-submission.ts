@@ -53,7 +53,15 @@ export function alreadySubmitted(param: string, txSignature: string): AppError {
  * Inside a write: the intent must be payable at this instant and no other transaction for it
  * may be on its way; then the candidate is recorded `sending`. Throws the 409/422 refusals.
  */
-export function claimSubmission(tx: Tx, s: Services, caller: Caller, id: string, c: Candidate, param: string): Claim {
+export function claimSubmission(
+  tx: Tx,
+  s: Services,
+  caller: Caller,
+  id: string,
+  c: Candidate,
+  opts: { param: string; ownsBroadcastKey: boolean },
+): Claim {
+  const { param } = opts;
   const cur = ownedBy(caller, tx.get(id), id);
   const known = s.submissions.findByTx(c.chain, c.txSignature);
   if (known && known.intentId !== id) throw alreadySubmitted(param, c.txSignature);
@@ -65,8 +73,9 @@ export function claimSubmission(tx: Tx, s: Services, caller: Caller, id: string,
   } else if (known.status === 'sent') {
     return { kind: 'done', intent: cur };
   } else if (known.status === 'sending') {
-    if (s.broadcasting.has(broadcastKey(c.chain, c.txSignature))) throw inProgress(id);
-    // Its broadcaster is gone (crash, failed commit): it counts as sent.
+    // The caller holding the key checked that nobody else was broadcasting these bytes.
+    if (!opts.ownsBroadcastKey && s.broadcasting.has(broadcastKey(c.chain, c.txSignature))) throw inProgress(id);
+    // Its broadcaster is gone (crash, failed commit): it counts as sent; the watcher rebroadcasts.
     return { kind: 'done', intent: applySent(tx, s, known) ?? cur };
   }
   checkPayable(cur, tx.now);

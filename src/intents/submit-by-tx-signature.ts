@@ -42,7 +42,7 @@ export async function submitByTxSignature(
       signedTransaction: null,
       watchData: found.watchData,
       source: 'txid',
-    }, 'txSignature');
+    }, { param: 'txSignature', ownsBroadcastKey: false });
     if (claim.kind === 'done') return claim.intent;
     // Nothing to broadcast: the chain already has it, so it is sent in the same write.
     let next = applySent(tx, s, s.submissions.findByTx(cur.chain, found.txSignature)!)!;

@@ -61,7 +61,7 @@ export async function submitTransaction(
         signedTransaction: verified.signedTransaction,
         watchData: verified.watchData,
         source: 'submit',
-      }, 'signedTransaction'),
+      }, { param: 'signedTransaction', ownsBroadcastKey: true }),
     );
     if (claim.kind === 'done') return { intent: toWire(claim.intent), txSignature: verified.txSignature };
 

@@ -4,8 +4,6 @@
 // submit answers 409 without reaching the chain. Several rounds per family.
 import {
   getBase58Decoder,
-  getCompiledTransactionMessageDecoder,
-  getCompiledTransactionMessageEncoder,
   generateKeyPairSigner,
   type KeyPairSigner,
 } from '@solana/kit';
@@ -17,6 +15,7 @@ import { startAnvil, DEV_KEYS, type Anvil } from '../support/evm/anvil';
 import { b64ToHex, signBlob } from '../support/evm/chain';
 import { deployToken, ownerClient } from '../support/evm/token';
 import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
+import { withComputeUnitPrice } from '../support/solana/reprice';
 import { signMessageBlob } from '../support/solana/wallet';
 import { startTestServer, type ApiClient, type ApiResponse, type TestServer } from '../support/server';
 
@@ -137,24 +136,6 @@ describe('concurrent submits of different valid transactions for one intent', ()
     }
   }, 300_000);
 });
-
-/** A wallet re-pricing the built message: same payment, another compute-unit price, another signature. */
-function withComputeUnitPrice(blob: string, microLamports: number): string {
-  const message = getCompiledTransactionMessageDecoder().decode(new Uint8Array(Buffer.from(blob, 'base64')) as never) as {
-    staticAccounts: string[];
-    instructions: Array<{ programAddressIndex: number; data?: Uint8Array }>;
-  };
-  const budget = 'ComputeBudget111111111111111111111111111111';
-  const instructions = message.instructions.map((ix) => {
-    if (message.staticAccounts[ix.programAddressIndex] !== budget || ix.data?.[0] !== 3) return ix;
-    const data = new Uint8Array(9);
-    data[0] = 3;
-    new DataView(data.buffer).setBigUint64(1, BigInt(microLamports), true);
-    return { ...ix, data };
-  });
-  const bytes = getCompiledTransactionMessageEncoder().encode({ ...message, instructions } as never);
-  return Buffer.from(bytes).toString('base64');
-}
 
 function firstSignature(wire: string): string {
   const bytes = new Uint8Array(Buffer.from(wire, 'base64'));

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '../../src/config';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.types';
+import type { CoreOptions } from '../../src/compose';
 import { startServer, type ServerHandle } from '../../src/server';
 import { openDb } from '../../src/store/db';
 import { createAccount } from '../../src/store/accounts';
@@ -83,11 +84,11 @@ export function client(url: string, key: string | null): ApiClient {
   };
 }
 
-export async function startTestServer(overrides?: DeepPartial<Config>, opts: { bootstrap?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(overrides?: DeepPartial<Config>, opts: { bootstrap?: boolean; core?: CoreOptions } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'payforge-test-'));
   const dbPath = join(dir, 'payforge.db');
   const config = validate(merge(merge(structuredClone(DEFAULT_CONFIG) as Config, { port: 0, db: dbPath, logLevel: 'error' } as DeepPartial<Config>), overrides));
-  let handle = await startServer(config, { bootstrap: opts.bootstrap ?? false });
+  let handle = await startServer(config, { bootstrap: opts.bootstrap ?? false, ...opts.core });
   // The CLI's code path writes accounts and keys through its own connection (WAL), as an operator would.
   const admin = openDb(dbPath);
   const ts: TestServer = {
