@@ -76,7 +76,8 @@ function expectOneWinner(responses: ApiResponse[]): ApiResponse {
   expect(winners, JSON.stringify(responses.map((r) => [r.status, r.body?.error?.code]))).toHaveLength(1);
   for (const l of losers) {
     expect(l.status).toBe(409);
-    expect(['idempotency.in_progress', 'intent.invalid_state']).toContain(l.body.error.code);
+    // Another is being sent; or it is pending; or (on a loaded machine) already confirmed.
+    expect(['idempotency.in_progress', 'intent.invalid_state', 'intent.already_fulfilled']).toContain(l.body.error.code);
   }
   return winners[0]!;
 }
@@ -94,7 +95,7 @@ describe('concurrent submits of different valid transactions for one intent', ()
       // Each variant alone pays the intent exactly; broadcast together they would ALL be mined.
       const variants = await Promise.all(Array.from({ length: VARIANTS }, (_, k) => signBlob(payer, built.body.transaction.blob, { nonce: nonce + k })));
       const winner = expectOneWinner(await fireAll(id, variants, [1, 3, 2][round % 3]!));
-      expect(winner.body.intent.state).toBe('pending');
+      expect(['pending', 'confirmed', 'finalized']).toContain(winner.body.intent.state);
 
       await waitFor(stateOf(id, 'finalized'), 60_000, `round ${round} finalized`);
       expect(await client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [requestor] })).toBe(1_500_000n);
@@ -121,7 +122,7 @@ describe('concurrent submits of different valid transactions for one intent', ()
         Array.from({ length: VARIANTS }, (_, k) => signMessageBlob(withComputeUnitPrice(built.body.transaction.blob, 1_000 + k), [solPayer])),
       );
       const winner = expectOneWinner(await fireAll(id, variants, [1, 3, 2][round % 3]!));
-      expect(winner.body.intent.state).toBe('pending');
+      expect(['pending', 'confirmed', 'finalized']).toContain(winner.body.intent.state);
 
       await waitFor(stateOf(id, 'finalized'), 60_000, `round ${round} finalized`);
       expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(2_250_000n);

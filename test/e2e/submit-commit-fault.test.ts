@@ -77,7 +77,7 @@ async function failedCommit(id: string, signedTransaction: string, other: string
   // Broadcast, recorded `sending`: a second, different payment is refused before any broadcast.
   const second = await api.post(`/v1/intents/${id}/submit`, { signedTransaction: other });
   expect(second.status).toBe(409);
-  expect(['idempotency.in_progress', 'intent.invalid_state']).toContain(second.body.error.code);
+  expect(['idempotency.in_progress', 'intent.invalid_state', 'intent.already_fulfilled']).toContain(second.body.error.code);
   if (resubmit) {
     // The same bytes again: 200, pending (it counts as sent).
     const same = await api.post(`/v1/intents/${id}/submit`, { signedTransaction });
@@ -122,9 +122,12 @@ describe('a commit that fails after a successful broadcast', () => {
     solProxy.loseNextAnswer();
     const sub = await api.post(`/v1/intents/${id}/submit`, { signedTransaction: signed });
     expect(sub.status, JSON.stringify(sub.body)).toBe(200);
-    expect(sub.body.intent.state).toBe('pending');
+    expect(['pending', 'confirmed', 'finalized']).toContain(sub.body.intent.state);
     const other = await signMessageBlob(withComputeUnitPrice(built.body.transaction.blob, 9_999), [solPayer]);
-    expectError(await api.post(`/v1/intents/${id}/submit`, { signedTransaction: other }), 409, 'intent.invalid_state');
+    const second = await api.post(`/v1/intents/${id}/submit`, { signedTransaction: other });
+    expect(second.status).toBe(409);
+    // pending, or already confirmed on a fast chain.
+    expect(['intent.invalid_state', 'intent.already_fulfilled']).toContain(second.body.error.code);
     await waitFor(stateOf(id, 'finalized'), 60_000, 'finalized');
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(1_100_000n);
   }, 120_000);
