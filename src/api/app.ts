@@ -4,6 +4,7 @@ import { openapi } from '@elysiajs/openapi';
 import { Value } from '@sinclair/typebox/value';
 import { Elysia, ValidationError } from 'elysia';
 import { AppError } from '../domain/errors';
+import { RpcCallError } from '../rpc/types';
 import { newId } from '../domain/ids';
 import type { ApiDeps } from './deps';
 import { errorResponse, internalError } from './errors';
@@ -132,6 +133,13 @@ export function createApp(d: ApiDeps) {
           );
         }
         return errorResponse(new AppError('route.not_found', `No route ${request.method} ${path}.`), id);
+      }
+      if (error instanceof RpcCallError) {
+        // An upstream answered a read with a JSON-RPC error (an unsupported method, a node in
+        // trouble): not the caller's fault and not ours; retry later, as for no answer at all.
+        d.log('warn', 'rpc.unavailable', { request_id: id, cause: `${error.code} ${error.message}` });
+        const retry = d.services.config.rpc.retryAfterSeconds;
+        return errorResponse(new AppError('rpc.unavailable', 'An RPC upstream refused the request; retry later.', { details: { retry_after: retry } }), id);
       }
       d.log('error', 'unhandled error', { request_id: id, code: String(code), error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       return internalError(id);

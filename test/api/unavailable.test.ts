@@ -113,3 +113,29 @@ describe('429 rate_limit.exceeded', () => {
     expect((await s.api(s.key(a.accountId, 'test')).get('/v1/intents')).status).toBe(200);
   });
 });
+
+describe('503 rpc.unavailable when an upstream answers with a JSON-RPC error', () => {
+  it('a submit by signature whose reads the node refuses is 503 with Retry-After, not 500', async () => {
+    // A node that refuses every method (as one without getTransaction does): an upstream problem.
+    const node = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: async (req) => {
+        const body = (await req.json()) as { id: number } | Array<{ id: number }>;
+        const answer = (c: { id: number }) => ({ jsonrpc: '2.0', id: c.id, error: { code: -32601, message: 'Method not found' } });
+        return Response.json(Array.isArray(body) ? body.map(answer) : answer(body));
+      },
+    });
+    try {
+      const s = await startTestServer({ networks: { [SOLANA_DEVNET]: { rpc: [`http://127.0.0.1:${node.port}`] } } });
+      servers.push(s);
+      const api = s.api(s.account().key);
+      const i = (await api.post('/v1/intents', { chain: SOLANA_DEVNET, token: 'USDC', amount: '1', requestor: SOL_ADDR })).body.intent;
+      const sig = '5'.repeat(87) + '1';
+      expect503(await api.post(`/v1/intents/${i.id}/submit`, { txSignature: sig }), 'rpc.unavailable');
+      expect((await api.get(`/v1/intents/${i.id}`)).body.intent.state).toBe('created');
+    } finally {
+      await node.stop(true);
+    }
+  });
+});
