@@ -13,6 +13,8 @@ export interface RpcPoolOptions {
   breakerCooldownMs: number;
   retryAfterSeconds: number;
   fetch?: typeof fetch;
+  /** The breakers' clock (tests drive cooldowns with it instead of sleeping). */
+  now?: () => number;
 }
 
 interface Upstream {
@@ -49,6 +51,7 @@ export function redactUrl(url: string): string {
 export function createRpcPool(opts: RpcPoolOptions): RpcPool {
   if (opts.urls.length === 0) throw new Error(`rpc pool for ${opts.chain}: no upstream URLs`);
   const doFetch = opts.fetch ?? fetch;
+  const now = opts.now ?? Date.now;
   const upstreams: Upstream[] = opts.urls.map((url, i) => ({
     url,
     label: `#${i} ${redactUrl(url)}`,
@@ -106,7 +109,7 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
         up.breaker.success();
         return { answer };
       } catch (e) {
-        up.breaker.failure();
+        up.breaker.failure(now());
         if (!(e instanceof TransportError) || e.reached) reached = true;
         failures.push(new Error(`${up.label}: ${(e as Error).message}`));
         return null;
@@ -116,7 +119,7 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
     // would keep that upstream skipped forever.
     let tried = 0;
     for (const up of upstreams) {
-      if (!up.breaker.tryAcquire()) continue;
+      if (!up.breaker.tryAcquire(now())) continue;
       tried += 1;
       const got = await tryOne(up);
       if (got) return got.answer;
@@ -141,7 +144,7 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
           up.breaker.success();
           return answer;
         } catch (e) {
-          up.breaker.failure();
+          up.breaker.failure(now());
           throw unavailable([new Error(`${up.label}: ${(e as Error).message}`)], !(e instanceof TransportError) || e.reached);
         }
       },
@@ -167,13 +170,13 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
     pin() {
       // The first upstream its breaker admits; with every breaker open, the one that failed longest ago.
       const up =
-        upstreams.find((u) => u.breaker.tryAcquire()) ??
+        upstreams.find((u) => u.breaker.tryAcquire(now())) ??
         upstreams.reduce((a, b) => (b.breaker.lastFailureAt < a.breaker.lastFailureAt ? b : a));
       return pinned(up);
     },
     status() {
-      const now = Date.now();
-      return upstreams.map((u) => ({ url: u.label, state: u.breaker.state(now), failures: u.breaker.failures }));
+      const t = now();
+      return upstreams.map((u) => ({ url: u.label, state: u.breaker.state(t), failures: u.breaker.failures }));
     },
   };
   return pool;

@@ -28,7 +28,7 @@ describe('serve --inspect ws://host:port', () => {
       expect(created.status).toBe(201);
       const id = (await created.json()).intent.id;
       expect((await fetch(`${serve.url}/v1/intents/${id}/cancel`, { method: 'POST', headers: auth })).status).toBe(200);
-      await expect.poll(() => messages.some((m) => m.type === '@xstate.event' && m.event?.type === 'CANCEL'), { timeout: 10_000 }).toBe(true);
+      await expect.poll(() => messages.some((m) => m.type === '@xstate.event' && m.event?.type === 'CANCEL'), { timeout: 30_000 }).toBe(true);
       // The actor announces the machine definition the inspector draws.
       expect(messages.some((m) => m.type === '@xstate.actor' && String(m.definition).includes('"id":"intent"'))).toBe(true);
       expect(messages.some((m) => m.type === '@xstate.snapshot' && m.snapshot?.value === 'cancelled')).toBe(true);
@@ -45,7 +45,7 @@ describe('serve --inspect without internet', () => {
     const serve = await startServe(['serve', '--port', '0', '--db', freshDb(), '--inspect']);
     try {
       const warning = /stately inspector unreachable/g;
-      await expect.poll(() => (serve.stderr().match(warning) ?? []).length, { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => (serve.stderr().match(warning) ?? []).length, { timeout: 30_000 }).toBe(1);
       // PartySocket retries within 1-5 s; the old code warned on each retry.
       await new Promise((r) => setTimeout(r, 6_000));
       expect((serve.stderr().match(warning) ?? []).length).toBe(1);
