@@ -67,8 +67,8 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     holdExpiry: (id) => submissions.hasSending(id),
   });
   const services: Services = {
-    config, runtime, intents, idempotency, chains, screener, inFlight: new Set(),
-    submissions, broadcasting: new Set(), log, faults: opts.faults,
+    config, runtime, intents, idempotency, chains, screener,
+    submissions, log, faults: opts.faults,
     payments: createPaymentRepo(db.sqlite), detection: createDetectionRepo(db.sqlite),
   };
   const reconcile = () =>

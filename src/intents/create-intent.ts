@@ -63,18 +63,15 @@ export async function createIntent(s: Services, input: CreateIntentInput): Promi
   const key = resolveIdempotencyKey(input.idempotencyKeyHeader, body);
   // The request hash only matters for idempotent requests: skip canonical JSON + SHA-256 otherwise.
   const requestHash = key === null ? '' : hashRequest(body);
-  const slot = key === null ? null : `${caller.accountId}:${caller.mode}:${key}`;
-
   if (key !== null) {
     const replay = lookupReplay(s, caller, key, requestHash);
     if (replay) return replay;
-    if (s.inFlight.has(slot!)) {
+    if (!s.idempotency.claim(caller.accountId, caller.mode, key)) {
       throw new AppError('idempotency.in_progress', 'A request with this idempotency key is still being processed.', {
         param: 'Idempotency-Key',
       });
     }
   }
-  if (slot) s.inFlight.add(slot);
   try {
     const network = resolveNetwork(s.chains, caller, body.chain);
     const token = resolveToken(network, body.token);
@@ -141,7 +138,7 @@ export async function createIntent(s: Services, input: CreateIntentInput): Promi
       return result;
     });
   } finally {
-    if (slot) s.inFlight.delete(slot);
+    if (key !== null) s.idempotency.release(caller.accountId, caller.mode, key);
   }
 }
 

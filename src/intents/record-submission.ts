@@ -33,9 +33,6 @@ export type Claim =
   /** Recorded `sending`: the caller may broadcast now, and must then record the outcome. */
   | { kind: 'claimed'; intent: StoredIntent };
 
-/** Key of a broadcast under way in this process (reconciliation leaves those alone). */
-export const broadcastKey = (chain: string, txSignature: string): string => `${chain} ${txSignature}`;
-
 export function inProgress(intentId: string): AppError {
   return new AppError('idempotency.in_progress', 'Another transaction for this intent is being submitted; retry shortly.', {
     details: { intent_id: intentId },
@@ -74,7 +71,7 @@ export function claimSubmission(
     return { kind: 'done', intent: cur };
   } else if (known.status === 'sending') {
     // The caller holding the key checked that nobody else was broadcasting these bytes.
-    if (!opts.ownsBroadcastKey && s.broadcasting.has(broadcastKey(c.chain, c.txSignature))) throw inProgress(id);
+    if (!opts.ownsBroadcastKey && s.submissions.isBroadcasting(c.chain, c.txSignature)) throw inProgress(id);
     // Its broadcaster is gone (crash, failed commit): it counts as sent; the watcher rebroadcasts.
     return { kind: 'done', intent: applySent(tx, s, known) ?? cur };
   }
@@ -112,13 +109,13 @@ export function applySent(tx: Tx, s: Services, row: Submission): StoredIntent | 
  * process that sent it crashed, or its commit failed after the broadcast) is applied as sent.
  * Run at boot before deadlines fire, and periodically. Returns how many rows it applied.
  */
-export async function reconcileSubmissions(s: Pick<Services, 'runtime' | 'submissions' | 'broadcasting'>): Promise<number> {
-  const rows = s.submissions.sending().filter((r) => !s.broadcasting.has(broadcastKey(r.chain, r.txSignature)));
+export async function reconcileSubmissions(s: Pick<Services, 'runtime' | 'submissions'>): Promise<number> {
+  const rows = s.submissions.sending().filter((r) => !s.submissions.isBroadcasting(r.chain, r.txSignature));
   const applied = await Promise.all(
     rows.map((r) =>
       s.runtime.write((tx) => {
         const now = s.submissions.findByTx(r.chain, r.txSignature);
-        if (now?.status !== 'sending' || s.broadcasting.has(broadcastKey(r.chain, r.txSignature))) return 0;
+        if (now?.status !== 'sending' || s.submissions.isBroadcasting(r.chain, r.txSignature)) return 0;
         applySent(tx, s as Services, now);
         return 1;
       }),

@@ -21,12 +21,8 @@ export interface Services {
   /** The ledger of transfers found on chain, and what the detectors read and write. */
   payments: PaymentRepo;
   detection: DetectionRepo;
-  /** Idempotency keys of create requests still in flight (account:mode:key). */
-  inFlight: Set<string>;
   /** Write-ahead records of transactions told to PayForge (contract 11, crash windows). */
   submissions: SubmissionRepo;
-  /** chain + txSignature of broadcasts under way in this process: reconciliation skips them. */
-  broadcasting: Set<string>;
   log: Log;
   /** Test-only fault injection (createCore option, never from config or HTTP). */
   faults?: SubmitFaults;

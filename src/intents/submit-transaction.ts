@@ -8,7 +8,7 @@ import { toWire } from '../domain/intent';
 import { RpcUnavailableError } from '../rpc/types';
 import { chainIntent, checkPayable, resolveFulfiller } from './build-transaction';
 import { ownedBy } from './load-intent';
-import { applySent, broadcastKey, claimSubmission, type SubmitTransactionResult } from './record-submission';
+import { applySent, claimSubmission, type SubmitTransactionResult } from './record-submission';
 import type { Services } from './services';
 import { submitByTxSignature } from './submit-by-tx-signature';
 
@@ -48,10 +48,10 @@ export async function submitTransaction(
   if (verified.txSignature === cur.txSignature) return { intent: toWire(cur), txSignature: verified.txSignature };
   await s.screener.screen([{ address: verified.signer, param: 'fulfiller', family: network.family }]);
 
-  const key = broadcastKey(cur.chain, verified.txSignature);
-  if (s.broadcasting.has(key)) throw new AppError('idempotency.in_progress', 'This transaction is being submitted; retry shortly.', { details: { intent_id: id } });
-  // Marked before the claim commits, so reconciliation never takes a live broadcast for a dead one.
-  s.broadcasting.add(key);
+  // Claimed before the write-ahead record commits, so reconciliation never takes a live broadcast for a dead one.
+  if (!s.submissions.claimBroadcast(cur.chain, verified.txSignature)) {
+    throw new AppError('idempotency.in_progress', 'This transaction is being submitted; retry shortly.', { details: { intent_id: id } });
+  }
   try {
     const claim = await s.runtime.write((tx) =>
       claimSubmission(tx, s, caller, id, {
@@ -83,6 +83,6 @@ export async function submitTransaction(
     });
     return { intent: toWire(ownedBy(caller, intent, id)), txSignature: verified.txSignature };
   } finally {
-    s.broadcasting.delete(key);
+    s.submissions.releaseBroadcast(cur.chain, verified.txSignature);
   }
 }

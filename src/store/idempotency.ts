@@ -14,6 +14,13 @@ export interface IdempotencyRepo {
   put(accountId: string, mode: Mode, key: string, r: StoredResponse, now: number, ttlSeconds: number): void;
   /** Delete expired keys; returns how many. */
   purge(now: number): number;
+  /**
+   * Claim a key whose first request is still being processed; false when it is already claimed.
+   * On SQLite one process owns the file (the single-instance guard), so this process's memory is
+   * the lock; a multi-instance store takes it in the database instead. Always `release` it.
+   */
+  claim(accountId: string, mode: Mode, key: string): boolean;
+  release(accountId: string, mode: Mode, key: string): void;
 }
 
 export function createIdempotencyRepo(sqlite: Database): IdempotencyRepo {
@@ -26,6 +33,8 @@ export function createIdempotencyRepo(sqlite: Database): IdempotencyRepo {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const purge = sqlite.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
+  const claimed = new Set<string>();
+  const slot = (accountId: string, mode: Mode, key: string) => `${accountId}:${mode}:${key}`;
   return {
     get(accountId, mode, key, now) {
       const r = get.get(accountId, mode, key, now) as
@@ -37,5 +46,12 @@ export function createIdempotencyRepo(sqlite: Database): IdempotencyRepo {
       put.run(accountId, mode, key, r.requestHash, r.responseStatus, r.responseBody, now, now + ttlSeconds * 1000);
     },
     purge: (now) => purge.run(now).changes,
+    claim(accountId, mode, key) {
+      const k = slot(accountId, mode, key);
+      if (claimed.has(k)) return false;
+      claimed.add(k);
+      return true;
+    },
+    release: (accountId, mode, key) => void claimed.delete(slot(accountId, mode, key)),
   };
 }

@@ -38,6 +38,14 @@ export interface SubmissionRepo {
   /** Rows whose broadcast outcome was never written (reconciliation applies them as sent). Oldest first. */
   sending(): Submission[];
   hasSending(intentId: string): boolean;
+  /**
+   * Claim the broadcast of chain + txSignature (false when a broadcast of it is under way), so
+   * reconciliation never takes a live broadcast for a dead one. Process memory is the lock on
+   * SQLite (one process per file); a multi-instance store keeps it in the database.
+   */
+  claimBroadcast(chain: string, txSignature: string): boolean;
+  releaseBroadcast(chain: string, txSignature: string): void;
+  isBroadcasting(chain: string, txSignature: string): boolean;
 }
 
 type Row = Record<string, unknown>;
@@ -77,6 +85,8 @@ export function createSubmissionRepo(sqlite: Database): SubmissionRepo {
   const sending = sqlite.prepare(`SELECT * FROM submissions WHERE status = 'sending' AND outcome IS NULL ORDER BY seq`);
   const hasSending = sqlite.prepare(`SELECT 1 AS x FROM submissions WHERE intent_id = ? AND status = 'sending' LIMIT 1`);
 
+  const broadcasting = new Set<string>();
+  const bkey = (chain: string, tx: string) => `${chain}|${tx}`;
   const args = (s: NewSubmission) =>
     [s.signer, s.signedTransaction, s.watchData === null ? null : JSON.stringify(s.watchData), s.source, s.status] as const;
 
@@ -97,5 +107,12 @@ export function createSubmissionRepo(sqlite: Database): SubmissionRepo {
     openForIntent: (intentId) => (open.all(intentId) as Row[]).map(fromRow),
     sending: () => (sending.all() as Row[]).map(fromRow),
     hasSending: (intentId) => hasSending.get(intentId) !== null,
+    claimBroadcast(chain, tx) {
+      if (broadcasting.has(bkey(chain, tx))) return false;
+      broadcasting.add(bkey(chain, tx));
+      return true;
+    },
+    releaseBroadcast: (chain, tx) => void broadcasting.delete(bkey(chain, tx)),
+    isBroadcasting: (chain, tx) => broadcasting.has(bkey(chain, tx)),
   };
 }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids';
 import { migrate, openDb } from '../../src/store/db';
 import { createIdempotencyRepo } from '../../src/store/idempotency';
+import { createSubmissionRepo } from '../../src/store/submissions';
 import { MIGRATIONS } from '../../src/store/migrations.generated';
 import { createOutbox } from '../../src/store/outbox';
 import { createIntentRepo } from '../../src/store/intents';
@@ -114,5 +115,27 @@ describe('migrations', () => {
     } finally {
       again.close();
     }
+  });
+});
+
+describe('in-flight claims behind the store', () => {
+  it('an idempotency key is claimed once per account and mode until released', () => {
+    const repo = createIdempotencyRepo(t.db.sqlite);
+    expect(repo.claim('acct_a', 'test', 'k1')).toBe(true);
+    expect(repo.claim('acct_a', 'test', 'k1')).toBe(false);
+    expect(repo.claim('acct_a', 'live', 'k1')).toBe(true);
+    expect(repo.claim('acct_b', 'test', 'k1')).toBe(true);
+    repo.release('acct_a', 'test', 'k1');
+    expect(repo.claim('acct_a', 'test', 'k1')).toBe(true);
+  });
+
+  it('a broadcast is claimed once per chain and signature until released', () => {
+    const repo = createSubmissionRepo(t.db.sqlite);
+    expect(repo.claimBroadcast('eip155:84532', '0xab')).toBe(true);
+    expect(repo.isBroadcasting('eip155:84532', '0xab')).toBe(true);
+    expect(repo.claimBroadcast('eip155:84532', '0xab')).toBe(false);
+    expect(repo.claimBroadcast('eip155:8453', '0xab')).toBe(true);
+    repo.releaseBroadcast('eip155:84532', '0xab');
+    expect(repo.isBroadcasting('eip155:84532', '0xab')).toBe(false);
   });
 });
