@@ -45,6 +45,10 @@ export type IntentEvent =
 
 export type IntentEventType = IntentEvent['type'];
 
+/** The sets of states that code outside machines/ asks about (see the tags on each state). */
+export const INTENT_TAGS = ['live', 'deadline', 'payable', 'paid', 'refundable', 'closed', 'terminal'] as const;
+export type IntentTag = (typeof INTENT_TAGS)[number];
+
 const emit = (type: EventType) => ({ type: 'emit' as const, params: { type } });
 
 // Shared transitions reference named actions only, so they stay plain JSON-like objects.
@@ -64,6 +68,7 @@ export const intentMachine = setup({
     context: {} as IntentContext,
     events: {} as IntentEvent,
     input: {} as IntentInput,
+    tags: {} as IntentTag,
   },
   actions: {
     /** Record a webhook event; the runtime writes it in the transition's transaction. */
@@ -118,8 +123,13 @@ export const intentMachine = setup({
     confirmedAt: null,
     finalizedAt: null,
   }),
+  // Tags name the sets that verbs, the store and the runtime ask about (machines/judge.ts):
+  // live (not terminal: boot rehydrates it, detection watches its receiver), deadline (the TTL
+  // applies), payable (build and submit), paid (money arrived and stays), refundable, closed
+  // (ended unpaid), terminal (no lifecycle move left but DETECTED). README "State tags".
   states: {
     created: {
+      tags: ['live', 'deadline', 'payable'],
       on: {
         SUBMIT: submit,
         CANCEL: { target: 'cancelled', actions: emit('intent.cancelled') },
@@ -131,6 +141,7 @@ export const intentMachine = setup({
       },
     },
     pending: {
+      tags: ['live', 'deadline'],
       invoke: { src: 'watchChain', input: ({ context }) => ({ intentId: context.intentId, stage: 'pending' as const }) },
       on: {
         // A broadcast transaction can still land after the TTL: flag it, keep watching, no event.
@@ -152,6 +163,7 @@ export const intentMachine = setup({
       },
     },
     dropped: {
+      tags: ['live', 'deadline', 'payable'],
       on: {
         SUBMIT: submit,
         EXPIRE: toExpired,
@@ -162,6 +174,7 @@ export const intentMachine = setup({
       },
     },
     confirmed: {
+      tags: ['live', 'paid', 'refundable'],
       invoke: { src: 'watchChain', input: ({ context }) => ({ intentId: context.intentId, stage: 'confirmed' as const }) },
       on: {
         DETECTED: detected,
@@ -174,9 +187,9 @@ export const intentMachine = setup({
       },
     },
     // Not an XState final state: a finalized intent still accepts DETECTED (contract section 4).
-    finalized: { on: { DETECTED: detected } },
-    failed: { type: 'final' },
-    expired: { type: 'final' },
-    cancelled: { type: 'final' },
+    finalized: { tags: ['terminal', 'paid', 'refundable'], on: { DETECTED: detected } },
+    failed: { type: 'final', tags: ['terminal', 'closed'] },
+    expired: { type: 'final', tags: ['terminal', 'closed'] },
+    cancelled: { type: 'final', tags: ['terminal', 'closed'] },
   },
 });

@@ -3,13 +3,13 @@
 // ONE transaction (through the group committer). After commit: wake the dispatcher, re-arm
 // deadlines, and drop terminal actors from memory.
 import { createActor, fromCallback, type Actor, type InspectionEvent } from 'xstate';
-import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
-import { isTerminal, iso, toWire, type EventEnvelope, type EventType, type IntentState, type Mode } from '../domain/intent';
+import { iso, toWire, type EventEnvelope, type EventType, type IntentState, type Mode } from '../domain/intent';
 import type { GroupCommitter } from '../store/group-commit';
 import type { IntentRepo, StoredIntent } from '../store/intents';
 import type { Outbox } from '../store/outbox';
 import { intentMachine, MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../machines/intent.machine';
+import { hasTag, invalidState } from '../../machines/judge';
 import { createDeadlines, type Deadlines } from './deadlines';
 
 type IntentActor = Actor<typeof intentMachine>;
@@ -56,13 +56,6 @@ export interface Runtime {
   stop(): void;
 }
 
-const LIVE_DEADLINE_STATES: ReadonlySet<IntentState> = new Set(['created', 'dropped', 'pending']);
-
-export function invalidState(i: StoredIntent, message?: string): AppError {
-  return new AppError('intent.invalid_state', message ?? `This operation is not allowed for an intent in state ${i.state}.`, {
-    details: { intent_id: i.id, current_state: i.state },
-  });
-}
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const now = deps.now ?? Date.now;
@@ -180,7 +173,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         apply(cur, event, onReject, patch) {
           const actor = actorFor(cur);
           if (!actor.getSnapshot().can(event)) {
-            if (isTerminal(cur.state) && !touched.has(cur.id)) evict(cur.id);
+            if (hasTag(cur, 'terminal') && !touched.has(cur.id)) evict(cur.id);
             if (onReject === 'throw') throw invalidState(cur);
             return null;
           }
@@ -229,10 +222,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         }, onAbort)
         .then((result) => {
           for (const i of touched.values()) {
-            if (isTerminal(i.state)) {
+            if (hasTag(i, 'terminal')) {
               deadlines.disarm(i.id);
               evict(i.id);
-            } else if (LIVE_DEADLINE_STATES.has(i.state) && !i.pendingAtExpiry) deadlines.arm(i.id, i.expiresAt);
+            } else if (hasTag(i, 'deadline') && !i.pendingAtExpiry) deadlines.arm(i.id, i.expiresAt);
             else deadlines.disarm(i.id);
           }
           if (queued) deps.onDeliveriesQueued();
@@ -243,7 +236,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const live = deps.intents.listLive();
       for (const i of live) {
         actorFor(i);
-        if (LIVE_DEADLINE_STATES.has(i.state) && !i.pendingAtExpiry) deadlines.arm(i.id, i.expiresAt);
+        if (hasTag(i, 'deadline') && !i.pendingAtExpiry) deadlines.arm(i.id, i.expiresAt);
       }
       return live.length;
     },

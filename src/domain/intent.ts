@@ -18,10 +18,6 @@ export const INTENT_STATES = [
 ] as const;
 export type IntentState = (typeof INTENT_STATES)[number];
 
-/** States with no way out: their actors are stopped and dropped from memory. */
-export const TERMINAL_STATES: ReadonlySet<IntentState> = new Set(['finalized', 'failed', 'expired', 'cancelled']);
-export const isTerminal = (s: IntentState): boolean => TERMINAL_STATES.has(s);
-
 export const FAILURE_REASONS = ['insufficient_balance', 'revert', 'slippage', 'program_error'] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 

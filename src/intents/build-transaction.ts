@@ -4,7 +4,7 @@ import type { BuiltTransaction, ChainIntent } from '../chains/types';
 import type { Caller } from '../domain/caller';
 import { invalidParam } from '../domain/errors';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
-import { invalidState } from '../actors/runtime';
+import { invalidState } from '../../machines/judge';
 import type { StoredIntent } from '../store/intents';
 import { expiredError, fulfilled, ownedBy } from './load-intent';
 import { resolveAddress } from './resolve-chain';

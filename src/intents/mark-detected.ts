@@ -2,7 +2,7 @@
 // intent.detected; later calls change nothing. Allowed in created, pending, dropped, confirmed, finalized.
 import type { Caller } from '../domain/caller';
 import { toWire, type IntentState, type PaymentIntentWire } from '../domain/intent';
-import { invalidState } from '../actors/runtime';
+import { invalidState } from '../../machines/judge';
 import { ownedBy } from './load-intent';
 import type { Services } from './services';
 

@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors';
 import { newSolanaReference } from '../domain/base58';
 import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
-import { invalidState } from '../actors/runtime';
+import { invalidState } from '../../machines/judge';
 import type { StoredIntent } from '../store/intents';
 import { FRESH_LIFECYCLE } from './fresh-intent';
 import { ownedBy } from './load-intent';

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IntentEventType } from '../../machines/intent.machine';
+import { INTENT_TAGS, type IntentEventType, type IntentTag } from '../../machines/intent.machine';
+import { statesTagged } from '../../machines/judge';
 import { EVENT_TYPES, reach, sampleEvent, STATES, type Family, type State } from '../support/machine';
 
 interface Row {
@@ -20,7 +21,7 @@ interface Row {
 function parseTable(md: string): Row[] {
   const section = md.split(/^## Lifecycle\s*$/m)[1];
   if (!section) throw new Error('README has no "## Lifecycle" section');
-  const body = section.split(/^## /m)[0]!;
+  const body = section.split(/^##+ /m)[0]!;
   const lines = body.split('\n').filter((l) => l.trim().startsWith('|'));
   const header = lines[0]!.split('|').map((c) => c.trim()).filter(Boolean);
   expect(header).toEqual(['from', 'event', 'to', 'emits']);
@@ -113,4 +114,43 @@ describe('README lifecycle table', () => {
     expect(withoutRows.sort()).toEqual(['cancelled', 'expired', 'failed']);
     expect(md).toMatch(/`failed`, `expired` and `cancelled` accept nothing/);
   });
+});
+
+describe('README state tags', () => {
+  const md = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+  const section = md.split(/^### State tags\s*$/m)[1]?.split(/^##/m)[0] ?? '';
+  const table = new Map(
+    section
+      .split('\n')
+      .filter((l) => l.trim().startsWith('|'))
+      .slice(2)
+      .map((l) => {
+        const [tag, states] = l.split('|').slice(1, -1).map((c) => c.trim());
+        return [tag!, states!.split(',').map((s) => s.trim()).sort()] as const;
+      }),
+  );
+  const from = (pred: (r: Row) => boolean) => [...new Set(rows.filter(pred).map((r) => r.from))].sort();
+  const to = (pred: (r: Row) => boolean) => [...new Set(rows.filter(pred).map((r) => r.to))].sort();
+  const terminal = STATES.filter((s) => rows.every((r) => r.from !== s || r.event === 'DETECTED')).sort();
+  // Each set as the lifecycle table above defines it.
+  const derived: Record<IntentTag, string[]> = {
+    live: STATES.filter((s) => !terminal.includes(s)).sort(),
+    deadline: from((r) => r.event === 'EXPIRE'),
+    payable: from((r) => r.event === 'SUBMIT'),
+    paid: to((r) => r.event === 'CHAIN_CONFIRMED' || r.event === 'CHAIN_FINALIZED'),
+    refundable: to((r) => r.event === 'CHAIN_CONFIRMED' || r.event === 'CHAIN_FINALIZED'),
+    closed: STATES.filter((s) => !rows.some((r) => r.from === s)).sort(),
+    terminal,
+  };
+
+  it('lists every tag of the machine, once', () => {
+    expect([...table.keys()].sort()).toEqual([...INTENT_TAGS].sort());
+  });
+
+  for (const tag of INTENT_TAGS) {
+    it(`${tag}: the README, the lifecycle table and the machine agree`, () => {
+      expect(table.get(tag)).toEqual(derived[tag]);
+      expect([...statesTagged(tag)].sort()).toEqual(derived[tag]);
+    });
+  }
 });
