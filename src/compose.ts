@@ -95,6 +95,10 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   };
   const keyUseTimer = setInterval(flushKeyUses, 30_000);
   keyUseTimer.unref?.();
+  const stopHooks: Array<() => void> = [];
+  const endStreams = () => {
+    for (const fn of stopHooks) fn();
+  };
 
   const app = createApp({
     services,
@@ -115,6 +119,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       if (!caller) throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
       return caller;
     },
+    beforeStop: (fn) => void stopHooks.push(fn),
     wakeDispatcher: () => dispatcher.wake(),
     ready: () => ready,
     metrics: () => renderMetrics({ db, runtime, committer, dispatcher, chainWatch, chains }),
@@ -140,6 +145,8 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     dispatcher,
     chainWatch,
     log,
+    /** End the surfaces' endless responses (before a graceful HTTP stop, which waits for them). */
+    endStreams,
     /** Rehydrate live intents (expiring overdue ones), start the dispatcher. */
     boot(): number {
       // Queued before any deadline can fire: a transaction recorded before a crash is applied
@@ -156,6 +163,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     },
     async stop(): Promise<void> {
       ready = false;
+      endStreams();
       clearInterval(keyUseTimer);
       if (reconcileTimer) clearInterval(reconcileTimer);
       flushKeyUses();

@@ -58,6 +58,7 @@ export async function startServer(config: Config, opts: { bootstrap: boolean } &
     bootstrapKey: boot?.testKey ?? null,
     bootstrapAccount: boot?.accountId ?? null,
     async stop() {
+      core.endStreams();
       await server.stop();
       await core.stop();
     },

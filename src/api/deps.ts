@@ -14,6 +14,11 @@ export interface ApiDeps {
    * token (429); remembered per request.
    */
   checkKey(request: Request): void;
+  /**
+   * Run `fn` when the server starts to stop, before it waits for open responses: a surface's
+   * endless responses (the dashboard's live streams) end there, or a graceful stop never would.
+   */
+  beforeStop(fn: () => void): void;
   /** Wake the webhook dispatcher after queuing a delivery. */
   wakeDispatcher(): void;
   /** True once the DB is open and live actors are rehydrated. */

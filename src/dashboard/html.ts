@@ -13,7 +13,9 @@ export interface PageOpts {
   /** Logged in: shows the navigation and the logout form. */
   csrf?: string;
   nonce: string;
-  active?: 'accounts' | 'intents' | 'payments' | 'deliveries';
+  active?: 'accounts' | 'intents' | 'live' | 'payments' | 'deliveries';
+  /** This page's own script, run after the shared one (same nonce). */
+  script?: string;
 }
 
 const CSS = `
@@ -38,6 +40,9 @@ form.inline{display:inline}.state{display:inline-block;padding:1px 7px;border-ra
 dl{display:grid;grid-template-columns:180px 1fr;gap:3px 12px;margin:0}dt{color:#6b7585}dd{margin:0}
 .row{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}.row>*{flex:1 1 420px}
 tr.lit td{background:#fff6d6}svg text{font-family:system-ui,sans-serif}
+.state-node.occupied>rect:first-child{fill:#fff6d6}path.edge.last{stroke:#b7791f;stroke-width:2.2px;marker-end:url(#arrow-lit)}path.edge.hit{stroke:#e8590c;stroke-width:2.6px}
+.live-status{font-weight:600}[data-status=live] .live-status{color:#1e7b34}[data-status=reconnecting] .live-status,[data-status=closed] .live-status{color:#a22}
+tr.fresh td{background:#eaf4ff}
 `;
 
 // Forms with data-confirm ask before submitting (revoke, rotate). Everything works without it.
@@ -46,7 +51,7 @@ const JS = `document.addEventListener('submit',function(e){var m=e.target.getAtt
 export function page(o: PageOpts): string {
   const nav = (key: PageOpts['active'], href: string, label: string) => html`<a href="${href}" class="${o.active === key ? 'on' : ''}">${label}</a>`;
   const header = o.csrf
-    ? html`<header><b>PayForge</b>${nav('accounts', '/dashboard', 'Accounts')}${nav('intents', '/dashboard/intents', 'Intents')}${nav('payments', '/dashboard/payments', 'Payments')}${nav(
+    ? html`<header><b>PayForge</b>${nav('accounts', '/dashboard', 'Accounts')}${nav('intents', '/dashboard/intents', 'Intents')}${nav('live', '/dashboard/live', 'Live')}${nav('payments', '/dashboard/payments', 'Payments')}${nav(
         'deliveries',
         '/dashboard/deliveries',
         'Webhook deliveries',
@@ -55,7 +60,7 @@ export function page(o: PageOpts): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="same-origin"><link rel="icon" href="data:,"><title>${o.title} · PayForge</title><style>${new Safe(CSS)}</style></head>
-<body>${header}<main>${o.body}</main><script nonce="${o.nonce}">${new Safe(JS)}</script></body></html>`.value;
+<body>${header}<main>${o.body}</main><script nonce="${o.nonce}">${new Safe(JS + (o.script ?? ''))}</script></body></html>`.value;
 }
 
 export function csrfField(token: string): Safe {

@@ -25,6 +25,9 @@ import { intentTimeline, listAllDeliveries, listIntents, PAGE_SIZE } from './que
 import { COOKIE_NAME, createSessions, readCookie, sessionCookie, SESSION_TTL_MS, type Session } from './session';
 import { payUrlOf } from '../domain/pay-url';
 import { qrSvg } from '../web/qr';
+import { liveSnapshot, maxEventSeq } from '../store/live-events';
+import { LIVE_JS, LIVE_ROWS, liveBody } from './live';
+import { createLiveFeed } from './live-feed';
 
 export const DISABLED_MESSAGE = 'disabled: set PAYFORGE_ADMIN_TOKEN';
 
@@ -50,7 +53,8 @@ function securityHeaders(nonce: string): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
-    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    // connect-src 'self': the live view's EventSource, to this origin only.
+    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     // same-origin, not no-referrer: under no-referrer Chromium sends `Origin: null` on our own
@@ -67,6 +71,9 @@ function htmlResponse(status: number, o: Omit<PageOpts, 'nonce'>, extra: Record<
 function redirect(location: string, extra: Record<string, string> = {}): Response {
   return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...extra } });
 }
+
+const plain = (status: number, text: string, extra: Record<string, string> = {}) =>
+  new Response(`${text}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...extra } });
 
 const disabled = () =>
   new Response(DISABLED_MESSAGE, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
@@ -104,6 +111,9 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
   const failures: number[] = [];
   const MAX_FAILURES = 10;
   const FAILURE_WINDOW_MS = 60_000;
+
+  const live = createLiveFeed(d.db, d.log);
+  d.beforeStop(() => live.close());
 
   const sessionOf = (request: Request): Session | null => sessions?.verify(readCookie(request.headers.get('cookie'), COOKIE_NAME)) ?? null;
 
@@ -282,6 +292,38 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         const payUrl = payUrlOf(intent.payToken);
         const pay = payUrl === null ? null : { url: payUrl, qr: await qrSvg(payUrl) };
         return htmlResponse(200, { title: intent.id, csrf: s.csrf, active: 'intents', body: intentBody(intent, intentTimeline(d.db, intent.id), pay) });
+      }) as never,
+      hide,
+    )
+    .get(
+      '/dashboard/live',
+      view((ctx, s) => {
+        const accounts = listAccounts(d.db);
+        const q = ctx.query;
+        // One account needs no choosing (the bootstrap case); with several the operator picks.
+        const account = q.account ? (ID_RE.test(q.account) ? getAccount(d.db, q.account) : null) : accounts.length === 1 ? accounts[0]! : null;
+        if (q.account && !account) return notFound('such account', s);
+        const mode = isMode(q.mode) ? q.mode : 'test';
+        const snapshot = account ? liveSnapshot(d.db, account.id, mode, LIVE_ROWS) : null;
+        return htmlResponse(200, { title: 'Live view', csrf: s.csrf, active: 'live', body: liveBody({ accounts, account, mode, snapshot }), script: LIVE_JS });
+      }) as never,
+      hide,
+    )
+    .get(
+      '/dashboard/live/events',
+      ((ctx: Ctx) => {
+        if (!sessions) return disabled();
+        // An EventSource cannot follow a login redirect: a plain 401 makes it stop retrying.
+        const s = sessionOf(ctx.request);
+        if (!s) return plain(401, 'Log in to the dashboard first.');
+        const q = ctx.query;
+        if (!q.account || !ID_RE.test(q.account) || !getAccount(d.db, q.account)) return plain(404, 'No such account.');
+        if (!isMode(q.mode)) return plain(400, 'mode must be test or live.');
+        // A reconnecting browser says where it stopped (Last-Event-ID); a new one starts where its page's snapshot did.
+        const cursor = [ctx.request.headers.get('last-event-id'), q.after].find((v) => v !== null && v !== undefined && /^[0-9]{1,15}$/.test(v));
+        const afterSeq = cursor === undefined ? maxEventSeq(d.db) : Number(cursor);
+        const res = live.open({ accountId: q.account, mode: q.mode, afterSeq, until: s.expiresAt, signal: ctx.request.signal });
+        return res ?? plain(503, 'No live stream available (too many open, or the server is stopping); try again.', { 'retry-after': '5' });
       }) as never,
       hide,
     )

@@ -139,7 +139,12 @@ function boxExit(c: { x: number; y: number }, p: { x: number; y: number }) {
 
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
-export function machineSvg(current: string): Safe {
+/**
+ * The drawing. `current` is lit (one intent's page; null for none). With `counts` (the live
+ * view) each state carries a badge with how many intents are in it, and every element the
+ * page's script updates is named by data attributes (data-count-for, data-from/data-to).
+ */
+export function machineSvg(current: string | null, counts?: Partial<Record<string, number>>): Safe {
   const { graph, pos, width, height } = layout();
   const edges = new Map<string, { from: string; to: string; events: string[] }>();
   for (const t of graph.transitions) {
@@ -175,7 +180,7 @@ export function machineSvg(current: string): Safe {
       d = `M ${r1(s.x)} ${r1(s.y)} Q ${r1(ctrl.x)} ${r1(ctrl.y)} ${r1(t.x)} ${r1(t.y)}`;
     }
     paths.push(
-      html`<path d="${d}" fill="none" stroke="${stroke}" stroke-width="${width_}" marker-end="${marker}"><title>${e.from} → ${e.to}: ${e.events.join(', ')}</title></path>`,
+      html`<path class="edge" data-from="${e.from}" data-to="${e.to}" d="${d}" fill="none" stroke="${stroke}" stroke-width="${width_}" marker-end="${marker}"><title>${e.from} → ${e.to}: ${e.events.join(', ')}</title></path>`,
     );
   }
 
@@ -187,13 +192,18 @@ export function machineSvg(current: string): Safe {
     const inner = graph.finals.has(s)
       ? html`<rect x="${r1(p.x - W / 2 + 3)}" y="${r1(p.y - H / 2 + 3)}" width="${W - 6}" height="${H - 6}" rx="6" fill="none" stroke="${stroke}" stroke-width="0.8"/>`
       : null;
-    return html`<g class="state-node${isCurrent ? ' current' : ''}" data-state="${s}"><rect x="${r1(p.x - W / 2)}" y="${r1(p.y - H / 2)}" width="${W}" height="${H}" rx="8" fill="${fill}" stroke="${stroke}" stroke-width="${isCurrent ? 2.5 : 1.3}"/>${inner}<text x="${r1(p.x)}" y="${r1(p.y + 4.5)}" text-anchor="middle" font-size="13" font-weight="${isCurrent ? 700 : 500}" fill="#1c2330">${s}</text></g>`;
+    const n = counts ? (counts[s] ?? 0) : null;
+    const badge =
+      n === null
+        ? null
+        : html`<circle cx="${r1(p.x + W / 2 - 4)}" cy="${r1(p.y - H / 2 + 2)}" r="12" fill="#1c2330"/><text class="count" data-count-for="${s}" x="${r1(p.x + W / 2 - 4)}" y="${r1(p.y - H / 2 + 6)}" text-anchor="middle" font-size="11" font-weight="700" fill="#fff">${n}</text>`;
+    return html`<g class="state-node${isCurrent ? ' current' : ''}${n ? ' occupied' : ''}" data-state="${s}"><rect x="${r1(p.x - W / 2)}" y="${r1(p.y - H / 2)}" width="${W}" height="${H}" rx="8" fill="${fill}" stroke="${stroke}" stroke-width="${isCurrent ? 2.5 : 1.3}"/>${inner}<text x="${r1(p.x)}" y="${r1(p.y + 4.5)}" text-anchor="middle" font-size="13" font-weight="${isCurrent ? 700 : 500}" fill="#1c2330">${s}</text>${badge}</g>`;
   });
 
   const init = pos.get(graph.initial)!;
-  const start = html`<circle cx="${r1(init.x - W / 2 - 26)}" cy="${r1(init.y)}" r="5" fill="#1c2330"/><path d="M ${r1(init.x - W / 2 - 21)} ${r1(init.y)} L ${r1(init.x - W / 2 - 1)} ${r1(init.y)}" stroke="#1c2330" stroke-width="1.3" marker-end="url(#arrow)"/>`;
+  const start = html`<circle cx="${r1(init.x - W / 2 - 26)}" cy="${r1(init.y)}" r="5" fill="#1c2330"/><path class="edge" data-from="" data-to="${graph.initial}" d="M ${r1(init.x - W / 2 - 21)} ${r1(init.y)} L ${r1(init.x - W / 2 - 1)} ${r1(init.y)}" stroke="#1c2330" stroke-width="1.3" marker-end="url(#arrow)"/>`;
 
-  return html`<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${`Intent lifecycle, current state ${current}`}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" style="max-width:100%;height:auto;background:#fff;border:1px solid #dde1e7">
+  return html`<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${current === null ? 'Intent lifecycle' : `Intent lifecycle, current state ${current}`}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" style="max-width:100%;height:auto;background:#fff;border:1px solid #dde1e7">
 <defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#9aa3b1"/></marker><marker id="arrow-lit" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#b7791f"/></marker></defs>
 ${start}${paths}${nodes}</svg>`;
 }

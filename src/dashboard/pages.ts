@@ -82,7 +82,7 @@ ${shown ? html`<div class="secret">Signing secret: <code class="revealed-secret"
   });
   return html`<h1>Account ${a.name}</h1>${flash(v.done)}${errorBox(v.error)}
 <dl class="card"><dt>id</dt><dd><code>${a.id}</code></dd><dt>plan</dt><dd>${a.plan}</dd><dt>created</dt><dd>${fmtTime(a.createdAt)}</dd>
-<dt>see</dt><dd><a href="/dashboard/intents?account=${enc(a.id)}">intents</a> · <a href="/dashboard/deliveries?account=${enc(a.id)}">webhook deliveries</a></dd></dl>
+<dt>see</dt><dd><a href="/dashboard/intents?account=${enc(a.id)}">intents</a> · <a href="/dashboard/deliveries?account=${enc(a.id)}">webhook deliveries</a> · live view: <a href="/dashboard/live?account=${enc(a.id)}&amp;mode=test">test</a>, <a href="/dashboard/live?account=${enc(a.id)}&amp;mode=live">live</a></dd></dl>
 <h2>API keys</h2>
 ${v.newKey ? html`<div class="secret">New ${v.newKey.mode} key, shown once (it is stored only as a hash): <code class="new-key">${v.newKey.key}</code></div>` : null}
 <div class="scroll"><table><thead><tr><th>id</th><th>mode</th><th>key</th><th>created</th><th>status</th><th></th></tr></thead>

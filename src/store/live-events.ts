@@ -1,0 +1,95 @@
+// What the dashboard's live view reads: one account and mode's intents by state and its events
+// in commit order, each with the state its intent had before it. Only committed rows are ever
+// read: writes run synchronously inside the group committer's BEGIN..COMMIT, so no read on this
+// connection can interleave with one, and other processes' writes are visible only once
+// committed (WAL). `seq` is the cursor: SQLite has one writer at a time and assigns seq inside
+// it, so a row with a lower seq can never become visible after one with a higher seq.
+import type { IntentState, Mode } from '../domain/intent';
+import type { Db } from './db';
+
+export interface LiveEventRow {
+  seq: number;
+  id: string;
+  type: string;
+  intentId: string | null;
+  createdAt: number;
+  /** The intent's state after this event (null for events without an intent). */
+  state: IntentState | null;
+  /** Its state after the intent's previous event; null when this is the intent's first. */
+  fromState: IntentState | null;
+  amount: string | null;
+  token: string | null;
+  chain: string | null;
+  reference: string | null;
+}
+
+export interface LiveIntentRow {
+  id: string;
+  state: IntentState;
+  chain: string;
+  token: string;
+  decimals: number;
+  amountBaseUnits: string;
+  reference: string | null;
+  createdAt: number;
+}
+
+export interface LiveSnapshot {
+  /** Events after this seq are not in the snapshot: the stream starts here. */
+  afterSeq: number;
+  counts: Partial<Record<IntentState, number>>;
+  intents: LiveIntentRow[];
+  /** The newest events, oldest first. */
+  events: LiveEventRow[];
+}
+
+const EVENT_COLUMNS = `e.seq, e.id, e.type, e.intent_id AS intentId, e.created_at AS createdAt,
+  json_extract(e.payload, '$.data.intent.state') AS state,
+  (SELECT json_extract(p.payload, '$.data.intent.state') FROM events p
+    WHERE p.intent_id = e.intent_id AND p.seq < e.seq ORDER BY p.seq DESC LIMIT 1) AS fromState,
+  json_extract(e.payload, '$.data.intent.amount') AS amount,
+  json_extract(e.payload, '$.data.intent.token') AS token,
+  json_extract(e.payload, '$.data.intent.chain') AS chain,
+  json_extract(e.payload, '$.data.intent.reference') AS reference`;
+
+/** The newest event position of the whole table (0 when empty): cheap, it is the rowid's max. */
+export function maxEventSeq(db: Db): number {
+  return db.sqlite.query<{ m: number | null }, []>('SELECT MAX(seq) AS m FROM events').get()?.m ?? 0;
+}
+
+/** Events of this account and mode after `afterSeq`, oldest first, at most `limit`. */
+export function liveEventsAfter(db: Db, accountId: string, mode: Mode, afterSeq: number, limit: number): LiveEventRow[] {
+  return db.sqlite
+    .query<LiveEventRow, [string, string, number, number]>(
+      `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.account_id = ? AND e.mode = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
+    )
+    .all(accountId, mode, afterSeq, limit);
+}
+
+/** Counts per state, the newest intents and events, and the seq they are current at: one read snapshot. */
+export function liveSnapshot(db: Db, accountId: string, mode: Mode, limit: number): LiveSnapshot {
+  const sqlite = db.sqlite;
+  return sqlite
+    .transaction((): LiveSnapshot => {
+      const afterSeq = maxEventSeq(db);
+      const counts: LiveSnapshot['counts'] = {};
+      const rows = sqlite
+        .query<{ state: IntentState; n: number }, [string, string]>('SELECT state, COUNT(*) AS n FROM intents WHERE account_id = ? AND mode = ? GROUP BY state')
+        .all(accountId, mode);
+      for (const r of rows) counts[r.state] = r.n;
+      const intents = sqlite
+        .query<LiveIntentRow, [string, string, number]>(
+          `SELECT id, state, chain, token, decimals, amount_base_units AS amountBaseUnits, reference, created_at AS createdAt
+             FROM intents WHERE account_id = ? AND mode = ? ORDER BY seq DESC LIMIT ?`,
+        )
+        .all(accountId, mode, limit);
+      const events = sqlite
+        .query<LiveEventRow, [string, string, number, number]>(
+          `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.account_id = ? AND e.mode = ? AND e.seq <= ? ORDER BY e.seq DESC LIMIT ?`,
+        )
+        .all(accountId, mode, afterSeq, limit)
+        .reverse();
+      return { afterSeq, counts, intents, events };
+    })
+    .deferred();
+}
