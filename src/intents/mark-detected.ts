@@ -1,4 +1,4 @@
-// The fulfiller acknowledged audio receipt: the first call sets detectedAt and emits
+// The fulfiller reports it has seen the payment ("detected"): the first call sets detectedAt and emits
 // intent.detected; later calls change nothing. Allowed in created, pending, dropped, confirmed, finalized.
 import type { Caller } from '../domain/caller';
 import { toWire, type IntentState, type PaymentIntentWire } from '../domain/intent';

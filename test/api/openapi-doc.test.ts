@@ -49,3 +49,10 @@ it('request bodies are JSON only and exact', () => {
   expect(create.content['application/json'].schema.additionalProperties).toBe(false);
   expect(doc.paths['/v1/intents/{id}/cancel'].post.requestBody).toBeUndefined();
 });
+
+it('says what POST /detected does (it used to read "acknowledged audio receipt")', () => {
+  const op = doc.paths['/v1/intents/{id}/detected'].post;
+  expect(op.summary).toBe('Record that the payment was detected (sets detectedAt once)');
+  expect(op.description).toContain('emits `intent.detected`');
+  expect(JSON.stringify(doc)).not.toMatch(/audio/i);
+});

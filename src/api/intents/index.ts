@@ -70,7 +70,12 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
       { params: IdParams, body: SubmitBody, parse: 'json', response: { 200: SubmitResponse, ...errorResponses(400, 404, 409, 413, 415, 422, 503) }, detail: { tags, summary: 'Submit the signed transaction; broadcast; pending' } },
     )
     .post('/v1/intents/:id/detected', ({ request, params }) => markDetected(s, d.caller(request), params.id), {
-      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 404, 409) }, detail: { tags, summary: 'The fulfiller acknowledged audio receipt' },
+      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 404, 409) }, detail: {
+        tags,
+        summary: 'Record that the payment was detected (sets detectedAt once)',
+        description:
+          'The fulfiller (or your app on its behalf) reports that it has seen the payment arrive (often before the chain confirms it). The first call sets `detectedAt` and emits `intent.detected`; later calls change nothing. Allowed in created, pending, dropped, confirmed and finalized; 409 `intent.invalid_state` otherwise. It does not move the state: confirmation still comes from the chain.',
+      },
     })
     .post('/v1/intents/:id/refund', ({ request, params }) => refundIntent(s, d.caller(request), params.id), {
       params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 402, 404, 409, 422, 503) }, detail: { tags, summary: 'Create a linked refund intent (pro plan)' },
