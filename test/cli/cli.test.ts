@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findActiveKeyByHash, hashApiKey } from '../../src/store/api-keys';
 import { type Db, openDb } from '../../src/store/db';
+import { commandNames } from '../../src/cli/run';
 import { runCli } from '../support/cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'pf-cli-'));
@@ -176,6 +177,26 @@ describe('the command line itself', () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('keys revoke');
+  });
+
+  it('`<command> --help` prints that command with what it does, exit 0; `help keys` the group', async () => {
+    for (const name of commandNames()) {
+      const r = await runCli([...name.split(' '), '--help']);
+      expect(r.code, name).toBe(0);
+      const listed = r.stdout.split('\n').filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim());
+      expect(listed.length, name).toBe(1);
+      expect(listed[0]!.startsWith(name), `${name}: ${listed[0]}`).toBe(true);
+      // The line under the synopsis says what the command does.
+      expect(r.stdout.split('\n')[4], name).toMatch(/^ {6}\S.{10,}/);
+    }
+    const group = await runCli(['help', 'keys']);
+    expect(group.code).toBe(0);
+    expect(group.stdout).toContain('keys create');
+    expect(group.stdout).toContain('keys revoke');
+    expect(group.stdout).not.toContain('accounts list');
+    const unknown = await runCli(['frobnicate', '--help']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown command 'frobnicate'");
   });
 
   it('a bad config key stops the command with its name on stderr', async () => {
