@@ -42,6 +42,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   'internal.error': 500,
   'request.unsupported_media_type': 415,
   'route.method_not_allowed': 405,
+  'intent.fulfiller_required': 422,
 };
 
 export interface ErrorBody {

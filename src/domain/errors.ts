@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   'internal.error',
   'request.unsupported_media_type',
   'route.method_not_allowed',
+  'intent.fulfiller_required',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

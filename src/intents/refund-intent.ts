@@ -30,7 +30,15 @@ function checkRefundable(i: StoredIntent): void {
       details: { intent_id: i.id, refunded_by: i.refundedBy },
     });
   }
-  if (i.fulfiller === null && lateRefund(i) === null) throw invalidState(i, 'The intent has no fulfiller to refund.');
+  // Nothing is wrong with the state: the refund's recipient is missing (an intent created without
+  // `fulfiller` and confirmed by simulate, or paid before one was recorded).
+  if (i.fulfiller === null && lateRefund(i) === null) {
+    throw new AppError(
+      'intent.fulfiller_required',
+      `Intent ${i.id} has no fulfiller, so a refund has no one to pay. Set it when you create the intent ("fulfiller"), or pass it to build or submit before the payment; a payment detected on chain records its payer.`,
+      { param: 'fulfiller', details: { intent_id: i.id } },
+    );
+  }
 }
 
 export async function refundIntent(s: Services, caller: Caller, id: string): Promise<{ intent: PaymentIntentWire }> {

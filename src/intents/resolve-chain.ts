@@ -12,16 +12,17 @@ export function resolveNetwork(chains: ChainRegistry, caller: Caller, chain: unk
     throw invalidParam('chain', 'chain must be a CAIP-2 chain id such as eip155:84532 or solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1.');
   }
   const network = chains.network(chain);
+  const inMode = [...chains.networks.values()].filter((n) => n.mode === caller.mode).map((n) => n.chain);
   if (!network) {
-    throw new AppError('chain.unsupported', `Chain ${chain} is not supported.`, {
+    throw new AppError('chain.unsupported', `Chain ${chain} is not supported; with a ${caller.mode} key use one of ${inMode.join(', ')}.`, {
       param: 'chain',
-      details: { supported: [...chains.networks.values()].filter((n) => n.mode === caller.mode).map((n) => n.chain) },
+      details: { supported: inMode },
     });
   }
   if (network.mode !== caller.mode) {
-    throw new AppError('chain.unavailable_in_mode', `Chain ${chain} (${network.name}) is not available with a ${caller.mode} key.`, {
+    throw new AppError('chain.unavailable_in_mode', `Chain ${chain} (${network.name}) is not available with a ${caller.mode} key; use one of ${inMode.join(', ')}.`, {
       param: 'chain',
-      details: { chain, mode: caller.mode, available: [...chains.networks.values()].filter((n) => n.mode === caller.mode).map((n) => n.chain) },
+      details: { chain, mode: caller.mode, available: inMode },
     });
   }
   return network;
@@ -32,9 +33,10 @@ export function resolveToken(network: Network, token: unknown): TokenConfig {
   // Own keys only: "constructor" or "__proto__" must be an unknown symbol, not Object.prototype's.
   const cfg = Object.hasOwn(network.tokens, token) ? network.tokens[token] : undefined;
   if (!cfg) {
-    throw new AppError('token.unavailable_on_chain', `Token ${token} is not available on ${network.chain}.`, {
+    const available = Object.keys(network.tokens);
+    throw new AppError('token.unavailable_on_chain', `Token ${token} is not available on ${network.chain}; use one of ${available.join(', ')}.`, {
       param: 'token',
-      details: { chain: network.chain, available: Object.keys(network.tokens) },
+      details: { chain: network.chain, available },
     });
   }
   return cfg;

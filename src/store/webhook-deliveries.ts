@@ -43,13 +43,25 @@ export function getDeliveryRecord(db: Db, id: string): DeliveryRecord | null {
   return db.sqlite.query<DeliveryRecord, [string]>(`SELECT ${columns('')} FROM webhook_deliveries WHERE id = ?`).get(id);
 }
 
-/** An account's deliveries in one mode, newest first (seq is insertion order: no tie on equal ms). */
-export function listDeliveryRecords(db: Db, accountId: string, mode: Mode, limit: number): DeliveryRecord[] {
+/**
+ * An account's deliveries in one mode older than `beforeSeq`, newest first (seq is insertion
+ * order: no tie on equal ms).
+ */
+export function listDeliveryRecords(db: Db, accountId: string, mode: Mode, beforeSeq: number, limit: number): DeliveryRecord[] {
   return db.sqlite
-    .query<DeliveryRecord, [string, string, number]>(
-      `SELECT ${columns('')} FROM webhook_deliveries WHERE account_id = ? AND mode = ? ORDER BY seq DESC LIMIT ?`,
+    .query<DeliveryRecord, [string, string, number, number]>(
+      `SELECT ${columns('')} FROM webhook_deliveries WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
     )
-    .all(accountId, mode, limit);
+    .all(accountId, mode, beforeSeq, limit);
+}
+
+/** The seq of an account's delivery in one mode (a page cursor), or null when it is not theirs. */
+export function deliverySeq(db: Db, id: string, accountId: string, mode: Mode): number | null {
+  return (
+    db.sqlite
+      .query<{ seq: number }, [string, string, string]>('SELECT seq FROM webhook_deliveries WHERE id = ? AND account_id = ? AND mode = ?')
+      .get(id, accountId, mode)?.seq ?? null
+  );
 }
 
 /** Every account's deliveries, newest first, filtered (the operator's list); at most `limit`. */

@@ -47,12 +47,19 @@ describe('listDeliveries', () => {
     const mine = Array.from({ length: 5 }, () => emit(db, { accountId: a, mode: 'test' }));
     emit(db, { accountId: a, mode: 'live' });
     emit(db, { accountId: b, mode: 'test' });
-    const list = listDeliveries(db, { accountId: a, mode: 'test', limit: 20 });
+    const list = listDeliveries(db, { accountId: a, mode: 'test', limit: 20 }).deliveries;
     expect(list.map((d) => d.id)).toEqual(mine.map((m) => m.deliveryId).reverse());
     expect(list.map((d) => d.eventId)).toEqual(mine.map((m) => m.eventId).reverse());
-    expect(listDeliveries(db, { accountId: a, mode: 'test', limit: 2 }).map((d) => d.id)).toEqual([mine[4]!.deliveryId, mine[3]!.deliveryId]);
-    expect(listDeliveries(db, { accountId: a, mode: 'live', limit: 20 })).toHaveLength(1);
-    expect(listDeliveries(db, { accountId: b, mode: 'live', limit: 20 })).toHaveLength(0);
+    expect(listDeliveries(db, { accountId: a, mode: 'test', limit: 2 }).deliveries.map((d) => d.id)).toEqual([mine[4]!.deliveryId, mine[3]!.deliveryId]);
+    expect(listDeliveries(db, { accountId: a, mode: 'live', limit: 20 }).deliveries).toHaveLength(1);
+    expect(listDeliveries(db, { accountId: b, mode: 'live', limit: 20 }).deliveries).toHaveLength(0);
+    // Pages: starting_after a delivery id, hasMore while older ones remain.
+    const p1 = listDeliveries(db, { accountId: a, mode: 'test', limit: 3 });
+    expect(p1.hasMore).toBe(true);
+    const p2 = listDeliveries(db, { accountId: a, mode: 'test', limit: 3, startingAfter: p1.deliveries.at(-1)!.id });
+    expect(p2.hasMore).toBe(false);
+    expect([...p1.deliveries, ...p2.deliveries].map((d) => d.id)).toEqual(mine.map((m) => m.deliveryId).reverse());
+    expect(code(() => listDeliveries(db, { accountId: b, mode: 'test', limit: 3, startingAfter: mine[0]!.deliveryId }))).toBe('request.invalid_param');
     const d = list[0]!;
     expect(d).toEqual({
       id: mine[4]!.deliveryId, eventId: mine[4]!.eventId, url: rx.url(`/${a}/test`), status: 'pending', responseStatus: null,
@@ -69,7 +76,7 @@ describe('listDeliveries', () => {
     dispatcher.start();
     await until(() => [deliveryRow(db, ok.deliveryId), deliveryRow(db, bad.deliveryId)], (rs) => rs.every((r) => r.status !== 'pending'));
     await dispatcher.stop();
-    const [failed, delivered] = listDeliveries(db, { accountId: a, mode: 'test', limit: 20 });
+    const [failed, delivered] = listDeliveries(db, { accountId: a, mode: 'test', limit: 20 }).deliveries;
     expect(delivered).toMatchObject({ status: 'delivered', responseStatus: 200, attemptCount: 1, failedAt: null, nextAttemptAt: null });
     expect(delivered!.deliveredAt).toMatch(isoMs);
     expect(delivered!.lastAttemptedAt).toBe(delivered!.deliveredAt);
@@ -98,7 +105,7 @@ describe('retryDelivery', () => {
     await until(() => deliveryRow(db, replay.id), (r) => r.status === 'delivered');
     await dispatcher.stop();
     expect(deliveryRow(db, ev.deliveryId)).toMatchObject({ status: 'failed', attemptCount: 1 });
-    expect(listDeliveries(db, { accountId: a, mode: 'test', limit: 20 }).map((d) => d.id)).toEqual([replay.id, ev.deliveryId]);
+    expect(listDeliveries(db, { accountId: a, mode: 'test', limit: 20 }).deliveries.map((d) => d.id)).toEqual([replay.id, ev.deliveryId]);
   });
 
   it("answers webhook.not_found for another account's or mode's delivery, or an unknown id", () => {
@@ -106,14 +113,14 @@ describe('retryDelivery', () => {
     expect(code(() => retryDelivery(db, { accountId: b, mode: 'test', deliveryId: ev.deliveryId }))).toBe('webhook.not_found');
     expect(code(() => retryDelivery(db, { accountId: a, mode: 'live', deliveryId: ev.deliveryId }))).toBe('webhook.not_found');
     expect(code(() => retryDelivery(db, { accountId: a, mode: 'test', deliveryId: 'whd_nope' }))).toBe('webhook.not_found');
-    expect(listDeliveries(db, { accountId: a, mode: 'test', limit: 20 })).toHaveLength(1);
+    expect(listDeliveries(db, { accountId: a, mode: 'test', limit: 20 }).deliveries).toHaveLength(1);
   });
 
   it('refuses with webhook.invalid_endpoint when the mode no longer has an endpoint', () => {
     const ev = emit(db, { accountId: a, mode: 'test' });
     db.sqlite.query('DELETE FROM webhook_endpoints WHERE account_id = ? AND mode = ?').run(a, 'test');
     expect(code(() => retryDelivery(db, { accountId: a, mode: 'test', deliveryId: ev.deliveryId }))).toBe('webhook.no_endpoint');
-    expect(listDeliveries(db, { accountId: a, mode: 'test', limit: 20 })).toHaveLength(1);
+    expect(listDeliveries(db, { accountId: a, mode: 'test', limit: 20 }).deliveries).toHaveLength(1);
   });
 });
 

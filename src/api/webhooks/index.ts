@@ -49,9 +49,9 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
       '/v1/webhooks',
       ({ request, query }) => {
         const c = d.caller(request);
-        return { deliveries: listDeliveries(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit) }) };
+        return listDeliveries(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
       },
-      { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery) }), ...errorResponses(400) }, detail: { tags: ['Webhooks'], summary: 'Recent webhook deliveries, newest first' } },
+      { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery), hasMore: t.Boolean() }), ...errorResponses(400) }, detail: { tags: ['Webhooks'], summary: 'Webhook deliveries, newest first' } },
     )
     .post(
       '/v1/webhooks/:id/retry',
