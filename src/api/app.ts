@@ -1,6 +1,5 @@
 // createApp(deps): the whole HTTP surface. Every error leaves as the envelope of contract
 // section 10 from the one table in errors.ts; every response carries X-Request-Id.
-import { openapi } from '@elysiajs/openapi';
 import { Value } from '@sinclair/typebox/value';
 import { Elysia, ValidationError } from 'elysia';
 import { AppError } from '../domain/errors';
@@ -15,6 +14,7 @@ import { intentRoutes } from './intents/index';
 import { paymentRoutes } from './payments/index';
 import { testRoutes } from './test/index';
 import { webhookRoutes } from './webhooks/index';
+import { openApiDocument, type RouteLike } from './openapi/document';
 import { dashboardRoutes } from '../dashboard/index';
 
 export { MAX_BODY_BYTES } from './json-body';
@@ -65,24 +65,6 @@ export function createApp(d: ApiDeps) {
   // run through TypeBox's interpreted Encode, whose only transforms here are t.Integer's identity
   // encoders. It cost ~5% of a create request (bench/create).
   const app = new Elysia({ normalize: false, encodeSchema: false })
-    .use(
-      openapi({
-        path: '/docs',
-        specPath: '/openapi.json',
-        provider: null, // /docs is docsRoutes: Swagger UI from the embedded package, not a CDN
-        documentation: {
-          info: {
-            title: 'PayForge API',
-            version: '1.0.0',
-            description:
-              'Self-hosted payment intents on Solana, Base and Tempo. Authenticate with `Authorization: Bearer pk_test_…` or `pk_live_…`. Errors are `{"error":{"code","message","param","details"}}`.',
-          },
-          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'pk_test_… or pk_live_…' } } },
-          security: [{ bearer: [] }],
-        },
-        exclude: { paths: ['/docs', '/openapi.json'] },
-      }),
-    )
     .onRequest(({ request, set }) => {
       const id = request.headers.get('x-request-id')?.slice(0, 64).replace(/[^\w.-]/g, '') || newId('req', 20);
       requestIds.set(request, id);
@@ -144,6 +126,10 @@ export function createApp(d: ApiDeps) {
       d.log('error', 'unhandled error', { request_id: id, code: String(code), error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       return internalError(id);
     });
+
+  // The document is made once, on first request, from every route's own schemas.
+  let document: Record<string, unknown> | null = null;
+  app.get('/openapi.json', () => (document ??= openApiDocument(app.routes as unknown as RouteLike[])), { detail: { hide: true } });
 
   return dashboardRoutes(testRoutes(paymentRoutes(webhookRoutes(intentRoutes(healthRoutes(docsRoutes(app), d), d), d), d), d), d);
 }

@@ -1,26 +1,44 @@
 // Operational surfaces outside /v1: liveness, readiness, Prometheus metrics.
-import type { Elysia } from 'elysia';
+import { t, type Elysia } from 'elysia';
 import type { ApiDeps } from '../deps';
 
 /** These answer without an API key: an empty security list overrides the document's default. */
 const NO_KEY: [] = [];
+const tags = ['Operations'];
+
+const Health = t.Object({ status: t.Literal('ok') }, { title: 'Health' });
+const Readiness = t.Object({ status: t.UnionEnum(['ready', 'starting']) }, { title: 'Readiness' });
+
+const METRICS_RESPONSES = {
+  200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' as const } } } },
+};
 
 // biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
 export function healthRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
   return app
-    .get('/healthz', () => ({ status: 'ok' }), { detail: { tags: ['Operations'], summary: 'Liveness', security: NO_KEY } })
+    .get('/healthz', () => ({ status: 'ok' as const }), {
+      response: { 200: Health },
+      detail: { tags, operationId: 'health', summary: 'Liveness', security: NO_KEY },
+    })
     .get(
       '/readyz',
       ({ set }) => {
-        if (d.ready()) return { status: 'ready' };
+        if (d.ready()) return { status: 'ready' as const };
         set.status = 503;
         set.headers['retry-after'] = '1';
-        return { status: 'starting' };
+        return { status: 'starting' as const };
       },
-      { detail: { tags: ['Operations'], summary: 'Readiness: DB open and live actors rehydrated', security: NO_KEY } },
+      {
+        response: { 200: Readiness, 503: Readiness },
+        detail: { tags, operationId: 'ready', summary: 'Readiness: DB open and live actors rehydrated', security: NO_KEY },
+      },
     )
-    .get('/metrics', ({ set }) => {
-      set.headers['content-type'] = 'text/plain; version=0.0.4';
-      return d.metrics();
-    }, { detail: { tags: ['Operations'], summary: 'Prometheus metrics', security: NO_KEY } });
+    .get(
+      '/metrics',
+      ({ set }) => {
+        set.headers['content-type'] = 'text/plain; version=0.0.4';
+        return d.metrics();
+      },
+      { detail: { tags, operationId: 'metrics', summary: 'Prometheus metrics', security: NO_KEY, responses: METRICS_RESPONSES } },
+    );
 }

@@ -19,6 +19,14 @@ import {
 
 const tags = ['Intents'];
 
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Same key and body within 24 h: the first answer again (Idempotent-Replayed: true); another body: 422 idempotency.key_reused',
+  schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
+} as const;
+
 // biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
 export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
   const s = d.services;
@@ -35,7 +43,7 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
         if (r.replayed) set.headers['idempotent-replayed'] = 'true';
         return r.body;
       },
-      { body: CreateIntentBody, parse: 'json', response: { 201: IntentResponse, ...errorResponses(400, 409, 413, 415, 422, 503) }, detail: { tags, summary: 'Create a payment intent' } },
+      { body: CreateIntentBody, parse: 'json', response: { 201: IntentResponse, ...errorResponses(400, 409, 413, 415, 422, 503) }, detail: { tags, operationId: 'createIntent', summary: 'Create a payment intent', parameters: [IDEMPOTENCY_KEY] } },
     )
     .get(
       '/v1/intents',
@@ -46,38 +54,39 @@ export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>
           state: query.state,
           reference: query.reference,
         }),
-      { query: ListIntentsQuery, response: { 200: ListIntentsResponse, ...errorResponses(400) }, detail: { tags, summary: 'List intents, newest first' } },
+      { query: ListIntentsQuery, response: { 200: ListIntentsResponse, ...errorResponses(400) }, detail: { tags, operationId: 'listIntents', summary: 'List intents, newest first' } },
     )
     .get('/v1/intents/:id', ({ request, params }) => getIntent(s, d.caller(request), params.id), {
-      params: IdParams, response: { 200: IntentResponse, ...errorResponses(404) }, detail: { tags, summary: 'Retrieve an intent' },
+      params: IdParams, response: { 200: IntentResponse, ...errorResponses(404) }, detail: { tags, operationId: 'getIntent', summary: 'Retrieve an intent' },
     })
     .patch(
       '/v1/intents/:id',
       ({ request, params, body }) => updateIntent(s, d.caller(request), params.id, body as Record<string, unknown>),
-      { params: IdParams, body: UpdateIntentBody, parse: 'json', response: { 200: IntentResponse, ...errorResponses(400, 404, 409, 413, 415) }, detail: { tags, summary: 'Update reference or metadata (optimistic concurrency on updatedAt)' } },
+      { params: IdParams, body: UpdateIntentBody, parse: 'json', response: { 200: IntentResponse, ...errorResponses(400, 404, 409, 413, 415) }, detail: { tags, operationId: 'updateIntent', summary: 'Update reference or metadata (optimistic concurrency on updatedAt)' } },
     )
     .post('/v1/intents/:id/cancel', ({ request, params }) => cancelIntent(s, d.caller(request), params.id), {
-      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 404, 409) }, detail: { tags, summary: 'Cancel an intent in created' },
+      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 404, 409) }, detail: { tags, operationId: 'cancelIntent', summary: 'Cancel an intent in created' },
     })
     .post(
       '/v1/intents/:id/build',
       ({ request, params, body }) => buildTransaction(s, d.caller(request), params.id, body ?? {}),
-      { params: IdParams, body: BuildBody, parse: 'json', response: { 200: BuildResponse, ...errorResponses(400, 404, 409, 413, 415, 422, 503) }, detail: { tags, summary: 'Build the unsigned transaction for the fulfiller' } },
+      { params: IdParams, body: BuildBody, parse: 'json', response: { 200: BuildResponse, ...errorResponses(400, 404, 409, 413, 415, 422, 503) }, detail: { tags, operationId: 'buildTransaction', summary: 'Build the unsigned transaction for the fulfiller' } },
     )
     .post(
       '/v1/intents/:id/submit',
       ({ request, params, body }) => submitTransaction(s, d.caller(request), params.id, body),
-      { params: IdParams, body: SubmitBody, parse: 'json', response: { 200: SubmitResponse, ...errorResponses(400, 404, 409, 413, 415, 422, 503) }, detail: { tags, summary: 'Submit the signed transaction; broadcast; pending' } },
+      { params: IdParams, body: SubmitBody, parse: 'json', response: { 200: SubmitResponse, ...errorResponses(400, 404, 409, 413, 415, 422, 503) }, detail: { tags, operationId: 'submitTransaction', summary: 'Submit the signed transaction; broadcast; pending' } },
     )
     .post('/v1/intents/:id/detected', ({ request, params }) => markDetected(s, d.caller(request), params.id), {
       params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 404, 409) }, detail: {
         tags,
+        operationId: 'markDetected',
         summary: 'Record that the payment was detected (sets detectedAt once)',
         description:
           'The fulfiller (or your app on its behalf) reports that it has seen the payment arrive (often before the chain confirms it). The first call sets `detectedAt` and emits `intent.detected`; later calls change nothing. Allowed in created, pending, dropped, confirmed and finalized; 409 `intent.invalid_state` otherwise. It does not move the state: confirmation still comes from the chain.',
       },
     })
     .post('/v1/intents/:id/refund', ({ request, params }) => refundIntent(s, d.caller(request), params.id), {
-      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 402, 404, 409, 422, 503) }, detail: { tags, summary: 'Create a linked refund intent (pro plan)' },
+      params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 402, 404, 409, 422, 503) }, detail: { tags, operationId: 'refundIntent', summary: 'Create a linked refund intent (pro plan)' },
     });
 }

@@ -8,6 +8,7 @@ import { MAX_AMOUNT_CHARS } from '../../domain/money';
 import { ERROR_CODES } from '../../domain/errors';
 import { EVENT_TYPES, INTENT_STATES } from '../../domain/intent';
 import { Payment } from '../payments/model';
+import { Amount, BaseUnits, Chain, Enum, Iso, LimitParam, Nullable } from '../schema-kit';
 
 /** A JSON integer only: Elysia's t.Integer also accepts (and converts) numeric strings. */
 const Int = (o: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(o);
@@ -20,80 +21,70 @@ const Metadata = t.Record(t.String({ maxLength: 40 }), t.String({ maxLength: 500
   description: 'At most 50 keys of 1 to 40 characters; string values of at most 500 characters',
 });
 
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
-
-/**
- * t.UnionEnum for REQUEST schemas: Elysia's UnionEnum carries `default: values[0]` and Elysia fills
- * defaults into missing fields, so a missing targetState became "confirmed", a missing
- * failureReason "insufficient_balance" and a missing list `state` filter "created". Drop it.
- */
-function InputEnum<const T extends readonly [string, ...string[]]>(values: T, options: { description?: string } = {}) {
-  const { default: _unused, ...schema } = t.UnionEnum(values, options);
-  return schema as unknown as ReturnType<typeof t.UnionEnum<T>>;
-}
-const Iso = t.String({ format: 'date-time' });
-
 /** Money that arrived after the intent closed (expired, cancelled, failed). */
 export const LatePayment = t.Object(
   {
-    txSignature: t.String(),
-    amount: t.String(),
-    amountBaseUnits: t.String(),
-    from: t.String(),
+    txSignature: t.String({ description: 'Solana signature or EVM transaction hash' }),
+    amount: Amount('Decimal amount that arrived, in token units'),
+    amountBaseUnits: BaseUnits,
+    from: t.String({ description: 'Sender of the transfer' }),
     detectedAt: Iso,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'LatePayment', description: 'Money that arrived after the intent closed' },
 );
 
 export const PaymentIntent = t.Object(
   {
-    id: t.String({ pattern: '^pi_', examples: ['pi_4fTz0bq1n2Q8xY6cVw3RkL9d'] }),
-    chain: t.String({ examples: ['eip155:84532'] }),
-    token: t.String({ examples: ['USDC'] }),
-    amount: t.String({ description: 'Decimal amount in token units', examples: ['12.34'] }),
-    requestor: t.String(),
+    id: t.String({ pattern: '^pi_[0-9A-Za-z]+$', examples: ['pi_4fTz0bq1n2Q8xY6cVw3RkL9d'] }),
+    chain: Chain,
+    token: t.String({ description: 'Token symbol', examples: ['USDC'] }),
+    amount: Amount('Decimal amount in token units, normalised'),
+    requestor: t.String({ description: 'Wallet address that receives the payment' }),
     direction: t.Literal('request'),
-    state: t.UnionEnum([...INTENT_STATES]),
+    state: Enum(INTENT_STATES, { title: 'IntentState' }),
     reference: Nullable(t.String()),
     expiresAt: Iso,
     createdAt: Iso,
     updatedAt: Iso,
     livemode: t.Boolean(),
     idempotencyKey: Nullable(t.String()),
-    tokenAddress: t.String(),
-    amountBaseUnits: t.String({ description: 'Amount in the token\'s smallest unit (integer string)' }),
-    fulfiller: Nullable(t.String()),
+    tokenAddress: t.String({ description: 'Token contract (EVM) or mint (Solana)' }),
+    amountBaseUnits: BaseUnits,
+    fulfiller: Nullable(t.String({ description: 'Wallet address that pays' })),
     retryRequired: t.Boolean(),
     pendingAtExpiry: t.Boolean(),
     txSignature: Nullable(t.String()),
     detectedAt: Nullable(Iso),
-    ataRentLamports: Nullable(Int()),
-    ttlSeconds: Int(),
+    ataRentLamports: Nullable(Int({ minimum: 0 })),
+    ttlSeconds: Int({ minimum: 1 }),
     confirmedAt: Nullable(Iso),
     finalizedAt: Nullable(Iso),
     metadata: t.Record(t.String(), t.String()),
-    refundedBy: Nullable(t.String()),
-    refundOf: Nullable(t.String()),
-    failureReason: Nullable(t.String()),
+    refundedBy: Nullable(t.String({ pattern: '^pi_[0-9A-Za-z]+$', description: 'The newest refund intent' })),
+    refundOf: Nullable(t.String({ pattern: '^pi_[0-9A-Za-z]+$', description: 'On a refund: the intent it refunds' })),
+    failureReason: Nullable(t.String({ description: 'Set when failed: insufficient_balance, revert, slippage, or what the chain said' })),
     solanaReference: Nullable(t.String({ description: 'Solana family: base58 Solana Pay reference key carried by every built transaction; null on EVM' })),
     paymentUri: t.String({ description: 'Solana Pay transfer request or EIP-681 URI: pay with no build (wallet link or QR code)' }),
     latePayment: Nullable(LatePayment),
     payToken: Nullable(t.String({ pattern: '^pt_[0-9A-Za-z]{32}$', description: 'The payer\'s capability for the payment page' })),
     payUrl: Nullable(t.String({ description: '<publicUrl>/pay/<payToken>: send this link to the payer' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'PaymentIntent' },
 );
 
-export const IntentResponse = t.Object({ intent: PaymentIntent });
+export const IntentResponse = t.Object({ intent: PaymentIntent }, { title: 'IntentResponse' });
 
-export const Transaction = t.Object({
-  blob: t.String({ description: 'base64 of the unsigned transaction' }),
-  format: t.UnionEnum(['solana_v0_message', 'evm_eip1559']),
-  ataRentLamports: Nullable(Int()),
-  estimatedFeeLamports: Nullable(Int()),
-  estimatedFeeUsdc: Nullable(t.String()),
-  estimatedFeeEth: Nullable(t.String()),
-});
+export const Transaction = t.Object(
+  {
+    blob: t.String({ contentEncoding: 'base64', description: 'base64 of the unsigned transaction' }),
+    format: Enum(['solana_v0_message', 'evm_eip1559'], { title: 'TransactionFormat' }),
+    ataRentLamports: Nullable(Int({ minimum: 0 })),
+    estimatedFeeLamports: Nullable(Int({ minimum: 0 })),
+    estimatedFeeUsdc: Nullable(t.String({ description: 'Decimal USDC' })),
+    estimatedFeeEth: Nullable(t.String({ description: 'Decimal ETH' })),
+  },
+  { title: 'Transaction' },
+);
 
 export const CreateIntentBody = t.Object(
   {
@@ -112,7 +103,7 @@ export const CreateIntentBody = t.Object(
     direction: t.Optional(t.Literal('request')),
     idempotencyKey: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
   },
-  Exact,
+  { ...Exact, title: 'CreateIntentRequest' },
 );
 
 export const UpdateIntentBody = t.Object(
@@ -121,24 +112,24 @@ export const UpdateIntentBody = t.Object(
     reference: t.Optional(Nullable(t.String({ maxLength: 256 }))),
     metadata: t.Optional(Metadata),
   },
-  Exact,
+  { ...Exact, title: 'UpdateIntentRequest' },
 );
 
 export const ListIntentsQuery = t.Object(
   {
     // Parsed by hand (parseLimit) so that 0, 101 and "abc" all answer 400 with param limit.
-    limit: t.Optional(t.String({ maxLength: 8, description: 'Integer from 1 to 100, default 20 (empty = default)', examples: ['20'] })),
-    starting_after: t.Optional(t.String({ maxLength: 64, description: 'An intent id (empty = from the newest)' })),
-    state: t.Optional(InputEnum(INTENT_STATES)),
+    limit: t.Optional(LimitParam),
+    starting_after: t.Optional(t.String({ maxLength: 64, description: 'An intent id: the page after it (empty = from the newest)' })),
+    state: t.Optional(Enum(INTENT_STATES, { title: 'IntentState' })),
     reference: t.Optional(t.String({ maxLength: 256 })),
   },
   Exact,
 );
 
-export const ListIntentsResponse = t.Object({ intents: t.Array(PaymentIntent), hasMore: t.Boolean() });
+export const ListIntentsResponse = t.Object({ intents: t.Array(PaymentIntent), hasMore: t.Boolean() }, { title: 'IntentList' });
 
-export const BuildBody = t.Object({ fulfiller: t.Optional(Address('Wallet address that will pay')) }, Exact);
-export const BuildResponse = t.Object({ intent: PaymentIntent, transaction: Transaction });
+export const BuildBody = t.Object({ fulfiller: t.Optional(Address('Wallet address that will pay')) }, { ...Exact, title: 'BuildRequest' });
+export const BuildResponse = t.Object({ intent: PaymentIntent, transaction: Transaction }, { title: 'BuildResponse' });
 
 export const SubmitBody = t.Object(
   {
@@ -148,39 +139,45 @@ export const SubmitBody = t.Object(
     txSignature: t.Optional(t.String({ maxLength: 128, description: 'id of a transaction the wallet already sent: Solana signature or EVM hash' })),
     fulfiller: t.Optional(Address('Wallet address that signed')),
   },
-  Exact,
+  { ...Exact, title: 'SubmitRequest' },
 );
-export const SubmitResponse = t.Object({ intent: PaymentIntent, txSignature: t.String() });
+export const SubmitResponse = t.Object({ intent: PaymentIntent, txSignature: t.String() }, { title: 'SubmitResponse' });
 
 export const SimulateBody = t.Object(
   {
-    targetState: InputEnum(['confirmed', 'finalized', 'failed', 'expired', 'dropped']),
-    failureReason: t.Optional(InputEnum(['insufficient_balance', 'revert', 'slippage'], { description: 'Default revert' })),
+    targetState: Enum(['confirmed', 'finalized', 'failed', 'expired', 'dropped']),
+    failureReason: t.Optional(Enum(['insufficient_balance', 'revert', 'slippage'], { description: 'Default revert' })),
   },
-  Exact,
+  { ...Exact, title: 'SimulateRequest' },
 );
 
-export const IdParams = t.Object({ id: t.String() });
+export const IdParams = t.Object({ id: t.String({ maxLength: 64 }) });
 
-export const EventEnvelope = t.Object({
-  eventId: t.String(),
-  type: t.UnionEnum([...EVENT_TYPES]),
-  createdAt: Iso,
-  livemode: t.Boolean(),
-  // payment.unmatched carries the payment record; every other event the intent.
-  data: t.Union([t.Object({ intent: PaymentIntent }), t.Object({ payment: Payment })]),
-});
+export const EventEnvelope = t.Object(
+  {
+    eventId: t.String({ pattern: '^evt_[0-9A-Za-z]+$' }),
+    type: Enum(EVENT_TYPES, { title: 'EventType' }),
+    createdAt: Iso,
+    livemode: t.Boolean(),
+    // payment.unmatched carries the payment record; every other event the intent.
+    data: t.Union([
+      t.Object({ intent: PaymentIntent }, { title: 'IntentEventData' }),
+      t.Object({ payment: Payment }, { title: 'PaymentEventData' }),
+    ]),
+  },
+  { title: 'Event', description: 'The envelope every webhook delivers' },
+);
 
 export const ErrorResponse = t.Object(
   {
     error: t.Object({
-      code: t.UnionEnum([...ERROR_CODES], { description: 'Stable, machine-readable: resource.error_type' }),
-      message: t.String(),
+      code: Enum(ERROR_CODES, { title: 'ErrorCode', description: 'Stable, machine-readable: resource.error_type' }),
+      message: t.String({ description: 'For people: what went wrong and what to do' }),
       param: Nullable(t.String({ description: 'The field at fault, or null' })),
       details: t.Record(t.String(), t.Unknown()),
     }),
   },
-  { description: 'The error envelope of every 4xx and 5xx' },
+  { title: 'Error', description: 'The error envelope of every 4xx and 5xx' },
 );
 
 /**

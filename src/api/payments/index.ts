@@ -20,12 +20,12 @@ export function paymentRoutes<A extends Elysia<any, any, any, any, any, any, any
       {
         query: ListPaymentsQuery,
         response: { 200: ListPaymentsResponse, ...errorResponses(400) },
-        detail: { tags, summary: 'Transfers found on chain (matched, late, unmatched), newest first' },
+        detail: { tags, operationId: 'listPayments', summary: 'Transfers found on chain (matched, late, unmatched), newest first' },
       },
     )
     .get('/v1/payments/:id', ({ request, params }) => getPayment(s, d.caller(request), params.id), {
       params: IdParams,
       response: { 200: PaymentResponse, ...errorResponses(404) },
-      detail: { tags, summary: 'Retrieve a payment' },
+      detail: { tags, operationId: 'getPayment', summary: 'Retrieve a payment' },
     });
 }

@@ -1,32 +1,34 @@
 // Schemas of the payments routes (contract section 11): the ledger of transfers found on chain.
 import { t } from 'elysia';
 import { PAYMENT_REASONS, PAYMENT_STATUSES } from '../../domain/payment';
+import { Amount, BaseUnits, Chain, Enum, Id, Iso, LimitParam, Nullable } from '../schema-kit';
 
 export const Payment = t.Object(
   {
-    id: t.String({ pattern: '^pay_' }),
-    chain: t.String(),
-    token: t.String(),
-    tokenAddress: t.String(),
-    amount: t.String({ description: 'Decimal amount that arrived, in token units' }),
-    amountBaseUnits: t.String(),
+    id: Id('pay'),
+    chain: Chain,
+    token: t.String({ description: 'Token symbol', examples: ['USDC'] }),
+    tokenAddress: t.String({ description: 'Token contract (EVM) or mint (Solana)' }),
+    amount: Amount('Decimal amount that arrived, in token units'),
+    amountBaseUnits: BaseUnits,
     from: t.String({ description: 'Sender (token owner) of the transfer' }),
     to: t.String({ description: 'Requestor (wallet owner) credited' }),
-    txSignature: t.String(),
-    intentId: t.Union([t.String(), t.Null()]),
-    status: t.UnionEnum([...PAYMENT_STATUSES]),
-    reason: t.Union([t.UnionEnum([...PAYMENT_REASONS]), t.Null()], { description: 'null when matched' }),
-    detectedAt: t.String({ format: 'date-time' }),
+    txSignature: t.String({ description: 'Solana signature or EVM transaction hash' }),
+    intentId: Nullable(Id('pi', 'The intent it paid or names; null when none')),
+    status: Enum(PAYMENT_STATUSES, { title: 'PaymentStatus' }),
+    reason: Nullable(Enum(PAYMENT_REASONS, { title: 'PaymentReason', description: 'Why it moved no intent; null when matched' })),
+    detectedAt: Iso,
     livemode: t.Boolean(),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Payment', description: 'A transfer found on chain' },
 );
 
 export const ListPaymentsQuery = t.Object({
-  limit: t.Optional(t.String({ description: 'Integer from 1 to 100, default 20' })),
-  starting_after: t.Optional(t.String({ description: 'A payment id: return older ones' })),
-  status: t.Optional(t.String({ description: 'matched, late or unmatched' })),
+  limit: t.Optional(LimitParam),
+  starting_after: t.Optional(t.String({ maxLength: 64, description: 'A payment id: the page after it' })),
+  // The verb checks it (so the message lists the values); the document shows the enum.
+  status: t.Optional(t.String({ maxLength: 16, docSchema: { $ref: '#/components/schemas/PaymentStatus' } })),
 });
 
-export const ListPaymentsResponse = t.Object({ payments: t.Array(Payment), hasMore: t.Boolean() });
-export const PaymentResponse = t.Object({ payment: Payment });
+export const ListPaymentsResponse = t.Object({ payments: t.Array(Payment), hasMore: t.Boolean() }, { title: 'PaymentList' });
+export const PaymentResponse = t.Object({ payment: Payment }, { title: 'PaymentResponse' });

@@ -9,6 +9,6 @@ export function testRoutes<A extends Elysia<any, any, any, any, any, any, any>>(
   return app.post(
     '/v1/test/intents/:id/simulate',
     ({ request, params, body }) => simulateTransition(d.services, d.caller(request), params.id, body),
-    { params: IdParams, body: SimulateBody, parse: 'json', response: { 200: IntentResponse, ...errorResponses(400, 403, 404, 409, 413, 415, 422) }, detail: { tags: ['Test mode'], summary: 'Force a lifecycle transition (test keys only)' } },
+    { params: IdParams, body: SimulateBody, parse: 'json', response: { 200: IntentResponse, ...errorResponses(400, 403, 404, 409, 413, 415, 422) }, detail: { tags: ['Test mode'], operationId: 'simulateTransition', summary: 'Force a lifecycle transition (test keys only)' } },
   );
 }

@@ -9,27 +9,31 @@ import { retryDelivery } from '../../webhooks/retry-delivery';
 import type { ApiDeps } from '../deps';
 import { noBody } from '../json-body';
 import { errorResponses, EventEnvelope, IdParams } from '../intents/model';
+import { Enum, Id, Iso, LimitParam, Nullable } from '../schema-kit';
 
-const Delivery = t.Object({
-  id: t.String(),
-  eventId: t.String(),
-  url: t.String(),
-  status: t.UnionEnum(['pending', 'delivered', 'failed']),
-  responseStatus: t.Union([t.Integer(), t.Null()]),
-  attemptCount: t.Integer(),
-  lastAttemptedAt: t.Union([t.String(), t.Null()]),
-  nextAttemptAt: t.Union([t.String(), t.Null()]),
-  lastError: t.Union([t.String(), t.Null()]),
-  deliveredAt: t.Union([t.String(), t.Null()]),
-  failedAt: t.Union([t.String(), t.Null()]),
-  createdAt: t.String(),
-});
+const Delivery = t.Object(
+  {
+    id: Id('whd'),
+    eventId: Id('evt'),
+    url: t.String({ description: 'The endpoint it was sent to (never with credentials)' }),
+    status: Enum(['pending', 'delivered', 'failed'], { title: 'DeliveryStatus' }),
+    responseStatus: Nullable(t.Integer({ description: 'HTTP status of the last answer' })),
+    attemptCount: t.Integer({ minimum: 0 }),
+    lastAttemptedAt: Nullable(Iso),
+    nextAttemptAt: Nullable(Iso),
+    lastError: Nullable(t.String({ description: 'A short excerpt of what went wrong' })),
+    deliveredAt: Nullable(Iso),
+    failedAt: Nullable(Iso),
+    createdAt: Iso,
+  },
+  { title: 'WebhookDelivery' },
+);
 
 // Limits are parsed by hand so that "0", "101" or "abc" all get 400 with param limit.
 const LimitQuery = t.Object(
   {
-    limit: t.Optional(t.String({ maxLength: 8, description: 'Integer from 1 to 100, default 20 (empty = default)' })),
-    starting_after: t.Optional(t.String({ maxLength: 64, description: 'An id (empty = from the newest)' })),
+    limit: t.Optional(LimitParam),
+    starting_after: t.Optional(t.String({ maxLength: 64, description: 'An id from the previous page: the page after it (empty = from the newest)' })),
   },
   { additionalProperties: false },
 );
@@ -51,7 +55,7 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
         const c = d.caller(request);
         return listDeliveries(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
       },
-      { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery), hasMore: t.Boolean() }), ...errorResponses(400) }, detail: { tags: ['Webhooks'], summary: 'Webhook deliveries, newest first' } },
+      { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery), hasMore: t.Boolean() }, { title: 'WebhookDeliveryList' }), ...errorResponses(400) }, detail: { tags: ['Webhooks'], operationId: 'listWebhookDeliveries', summary: 'Webhook deliveries, newest first' } },
     )
     .post(
       '/v1/webhooks/:id/retry',
@@ -63,7 +67,7 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
         set.status = 202;
         return { delivery };
       },
-      { params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 202: t.Object({ delivery: Delivery }), ...errorResponses(400, 402, 404, 409) }, detail: { tags: ['Webhooks'], summary: 'Replay a delivery: a new delivery of the same event, sent at once (pro plan)' } },
+      { params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 202: t.Object({ delivery: Delivery }, { title: 'WebhookDeliveryResponse' }), ...errorResponses(400, 402, 404, 409) }, detail: { tags: ['Webhooks'], operationId: 'retryWebhookDelivery', summary: 'Replay a delivery: a new delivery of the same event, sent at once (pro plan)' } },
     )
     .get(
       '/v1/events',
@@ -71,7 +75,7 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
         const c = d.caller(request);
         return listEvents(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
       },
-      { query: LimitQuery, response: { 200: t.Object({ events: t.Array(EventEnvelope), hasMore: t.Boolean() }), ...errorResponses(400) }, detail: { tags: ['Events'], summary: 'Events, newest first' } },
+      { query: LimitQuery, response: { 200: t.Object({ events: t.Array(EventEnvelope), hasMore: t.Boolean() }, { title: 'EventList' }), ...errorResponses(400) }, detail: { tags: ['Events'], operationId: 'listEvents', summary: 'Events, newest first' } },
     )
     .get(
       '/v1/events/:id',
@@ -79,6 +83,6 @@ export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any
         const c = d.caller(request);
         return getEvent(d.db, { accountId: c.accountId, mode: c.mode, eventId: params.id });
       },
-      { params: IdParams, response: { 200: EventEnvelope, ...errorResponses(404) }, detail: { tags: ['Events'], summary: 'One event envelope' } },
+      { params: IdParams, response: { 200: EventEnvelope, ...errorResponses(404) }, detail: { tags: ['Events'], operationId: 'getEvent', summary: 'One event envelope' } },
     );
 }
