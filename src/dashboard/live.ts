@@ -59,7 +59,7 @@ export function liveBody(v: LiveView): Safe {
 <div style="flex:1 1 200px"><div class="scroll"><table class="counts"><thead><tr><th>state</th><th>intents</th></tr></thead><tbody>${countRows}</tbody></table></div></div></div>
 <h2>Events</h2>
 <div class="scroll"><table class="events"><thead><tr><th>at</th><th>event</th><th>intent</th><th>transition</th></tr></thead>
-<tbody>${events.length ? events : html`<tr class="empty"><td colspan="4" class="muted">No events yet.</td></tr>`}</tbody></table></div>
+<tbody>${events.length ? events : html`<tr class="empty"><td colspan="4" class="muted">No events yet: create an intent, or move one with <code>POST /v1/test/intents/{id}/simulate</code> (test mode).</td></tr>`}</tbody></table></div>
 <h2>Newest intents</h2>
 <div class="scroll"><table class="intents"><thead><tr><th>id</th><th>state</th><th>amount</th><th>chain</th><th>reference</th><th>created</th></tr></thead>
 <tbody>${intents.length ? intents : html`<tr class="empty"><td colspan="6" class="muted">No intents yet.</td></tr>`}</tbody></table></div>
