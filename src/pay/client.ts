@@ -124,7 +124,9 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
     out.set(message, 1 + 64 * n);
     return out;
   }
-  var solChain = v.chain === 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' ? 'solana:mainnet' : 'solana:devnet';
+  // Wallet Standard names clusters solana:mainnet / devnet / testnet; CAIP-2 ids carry the genesis hash.
+  var CLUSTERS = { '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp': 'solana:mainnet', EtWTRABZaYq6iMfeYKouRu166VU2xqa1: 'solana:devnet', '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z': 'solana:testnet' };
+  var solChain = CLUSTERS[v.chain.slice(7)] || 'solana:devnet';
   function addSolana(w) {
     var f = w.features || {};
     if (!f['standard:connect'] || !(f['solana:signTransaction'] || f['solana:signAndSendTransaction'])) return;
@@ -135,6 +137,12 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
     return f['standard:connect'].connect().then(function (r) {
       account = (r.accounts || w.accounts)[0];
       if (!account) throw new Error('The wallet shared no account.');
+      // Checked before anything is built or signed: a wallet on another cluster would sign a
+      // transaction its own network cannot land.
+      var chains = account.chains || w.chains || [];
+      if (chains.length > 0 && chains.indexOf(solChain) < 0) {
+        throw new Error('Your wallet is on ' + chains.join(', ') + ': switch it to ' + v.network + ', then try again.');
+      }
       return post('/build', { fulfiller: account.address });
     }).then(function (built) {
       var tx = wire(fromB64(built.transaction.blob));
@@ -151,14 +159,23 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
   window.addEventListener('wallet-standard:register-wallet', function (e) { e.detail(standardApi); });
 
   // ---- buttons and their errors ------------------------------------------------------------
+  // What the payer reads when a wallet or the network refuses: the node's words (a Solana
+  // preflight seen by submit, or by a wallet that sends itself) turned into what to do next.
+  function explain(e) {
+    var m = String((e && e.message) || e);
+    if (e && (e.code === 4001 || /reject|denied|declined|cancell?ed by (the )?user/i.test(m))) return 'You rejected the request in your wallet; nothing was paid.';
+    // SPL Token's InsufficientFunds is custom error 1; a missing source token account cannot be debited.
+    if (/custom program error: 0x1\b|"Custom":1\b|InsufficientFunds\b(?!ForFee)/.test(m)) return 'Too little ' + v.token + ' in your wallet to pay ' + v.amount + ' ' + v.token + '; nothing was paid.';
+    if (/insufficient funds for fee|InsufficientFundsForFee|no record of a prior credit|insufficient lamports/i.test(m)) return 'Too little SOL in your wallet to pay the network fee; nothing was paid.';
+    return m;
+  }
   function button(text, run) {
     var b = document.createElement('button');
     b.textContent = text;
     b.addEventListener('click', function () {
       if (busy) return;
       busy = true; b.disabled = true; say('');
-      run().then(function (r) { if (r && r.status) show(r.status); },
-        function (e) { say(e && (e.code === 4001 || /reject|denied/i.test(String(e.message))) ? 'You rejected the request in your wallet; nothing was paid.' : (e && e.message) || String(e)); })
+      run().then(function (r) { if (r && r.status) show(r.status); }, function (e) { say(explain(e)); })
         .then(function () { busy = false; b.disabled = false; });
     });
     $('wallets').appendChild(b);
