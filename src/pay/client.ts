@@ -9,7 +9,6 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
   var base = location.pathname.replace(/\/+$/, '');
   var $ = function (id) { return document.getElementById(id); };
   var busy = false;
-  var ended = false;
 
   function say(text) { $('message').textContent = text || ''; }
   // A wallet that sent the transaction itself: the nodes may not know it for a moment
@@ -46,23 +45,25 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
     $('state').setAttribute('data-state', st.state);
     var end = END[st.state];
     if (st.latePayment) end = ['Payment received late', 'Your payment arrived after this request closed. The merchant can see it and refund it.'];
+    $('pay').hidden = !!end;
+    $('end').hidden = !end;
     if (end) {
-      ended = true;
-      $('pay').hidden = true;
-      $('end').hidden = false;
       $('end').setAttribute('data-end', st.latePayment ? 'late' : st.state);
       $('end-title').textContent = end[0];
       $('end-text').textContent = end[1];
-      $('retry').hidden = true;
     } else if (st.state === 'dropped' || st.retryRequired) {
-      $('pay').hidden = false;
+      // The intent is payable again: the wallet buttons are the "try again".
       say('The last transaction did not land: no money moved. Try again.');
     }
   }
+  // Polling goes on after an end screen: a confirmed payment becomes final, and money can still
+  // arrive for an expired, cancelled or failed request (the late-payment screen). Nothing follows
+  // finalized or a noticed late payment.
+  function settled(st) { return st.state === 'finalized' || st.latePayment; }
   function poll() {
     fetch(base + '/status', { cache: 'no-store' }).then(function (r) { return r.ok ? r.json() : null; })
       .then(function (st) { if (st) show(st); }, function () {})
-      .then(function () { if (!ended) setTimeout(poll, 1500); });
+      .then(function () { if (!settled(v.status)) setTimeout(poll, 1500); });
   }
 
   // ---- EVM wallets: EIP-6963 announcements, else window.ethereum ---------------------------
@@ -184,7 +185,7 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
   countdown();
   setInterval(countdown, 1000);
   show(v.status);
-  if (!ended) setTimeout(poll, 1500);
+  if (!settled(v.status)) setTimeout(poll, 1500);
   if (v.family === 'evm') {
     window.dispatchEvent(new Event('eip6963:requestProvider'));
     setTimeout(function () { if (evm.length === 0 && window.ethereum) addEvm({ name: 'browser wallet' }, window.ethereum); }, 300);

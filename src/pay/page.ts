@@ -37,7 +37,7 @@ export function payPage(v: PayView, nonce: string, qr: string): string {
 <div id="wallets" aria-label="Wallets in this browser"></div>
 <p id="message" role="alert"></p>
 </section>
-<section id="end" class="end" hidden aria-live="polite"><h2 id="end-title"></h2><p id="end-text"></p><button id="retry" hidden>Try again</button></section>
+<section id="end" class="end" hidden aria-live="polite"><h2 id="end-title"></h2><p id="end-text"></p></section>
 <p id="state" aria-live="polite">Waiting for payment…</p>
 </div></main>
 <script id="pay-data" type="application/json" nonce="${nonce}">${raw(data)}</script>

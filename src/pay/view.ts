@@ -16,6 +16,8 @@ export interface PayIntent {
   expiresAt: number;
   txSignature: string | null;
   retryRequired: boolean;
+  /** Set when money arrived after the intent closed (contract 11); the page says so. */
+  latePayment: unknown | null;
   payToken: string;
 }
 
@@ -50,6 +52,8 @@ export interface PayStatus {
   expiresAt: string;
   txSignature: string | null;
   retryRequired: boolean;
+  /** The "late payment noticed" end screen: only that it happened, nothing about the merchant's ledger. */
+  latePayment: boolean;
 }
 
 export const payStatus = (i: PayIntent): PayStatus => ({
@@ -57,6 +61,7 @@ export const payStatus = (i: PayIntent): PayStatus => ({
   expiresAt: new Date(i.expiresAt).toISOString(),
   txSignature: i.txSignature,
   retryRequired: i.retryRequired,
+  latePayment: i.latePayment !== null,
 });
 
 export function payView(i: PayIntent, network: PayNetwork, merchant: string, publicUrl: string): PayView {

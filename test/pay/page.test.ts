@@ -3,7 +3,7 @@
 // messages for a rejected request, the wrong network and too little balance, the 404 page, the
 // CSP, and that no request leaves for another origin. Screenshots go to .tmp/screenshots.
 import type { Browser, HTTPRequest } from 'puppeteer-core';
-import type { Hex } from 'viem';
+import { createWalletClient, defineChain, erc20Abi, http, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserForFile, watchedPage } from '../support/browser';
@@ -36,6 +36,9 @@ afterAll(async () => {
   await s?.stop();
   await anvil?.stop();
 });
+
+const anvilChain = (a: Anvil) =>
+  defineChain({ id: a.chainId, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [a.url] } } });
 
 async function create(body: Record<string, unknown>) {
   const r = await api.post('/v1/intents', body);
@@ -162,12 +165,45 @@ describe('payment page, Solana and end screens', () => {
     }
   });
 
+  it('failed shows its end screen; money that arrives after the request expired turns the open page to "received late"', async () => {
+    const b = await browser.get();
+    const f = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '1', requestor });
+    expect((await api.post(`/v1/test/intents/${f.id}/simulate`, { targetState: 'failed' })).status).toBe(200);
+    const p = await open(b, 'failed', f.payUrl);
+    await p.page.waitForSelector('#end[data-end="failed"]');
+    expect(await p.page.$eval('#end-title', (e) => e.textContent)).toBe('Payment failed');
+    expect(await p.page.$eval('#pay', (e) => (e as HTMLElement).hidden)).toBe(true);
+    await p.shot('failed');
+    await p.context.close();
+
+    // The page is open while the request expires, then the payer's wallet pays anyway.
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const late = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '7', requestor: to });
+    const q = await open(b, 'late', late.payUrl);
+    await q.page.waitForSelector('#wallets');
+    expect((await api.post(`/v1/test/intents/${late.id}/simulate`, { targetState: 'expired' })).status).toBe(200);
+    await q.page.waitForSelector('#end[data-end="expired"]', { timeout: 10_000 });
+    const wallet = createWalletClient({ account: payer, chain: anvilChain(anvil), transport: http(anvil.url) });
+    const hash = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [to, 7_000_000n] });
+    await q.page.waitForSelector('#end[data-end="late"]', { timeout: 20_000 });
+    expect(await q.page.$eval('#end-title', (e) => e.textContent)).toBe('Payment received late');
+    await q.shot('late');
+    const i = (await api.get(`/v1/intents/${late.id}`)).body.intent;
+    expect(i.state).toBe('expired');
+    expect(i.latePayment.txSignature).toBe(hash);
+    // The status says only that it happened: nothing of the merchant's ledger.
+    const st = await (await fetch(`${s.url}/pay/${late.payToken}/status`)).json();
+    expect(st).toEqual({ state: 'expired', expiresAt: late.expiresAt, txSignature: null, retryRequired: false, latePayment: true });
+    expect(q.problems).toEqual([]);
+    await q.context.close();
+  });
+
   it('status answers {state, expiresAt, txSignature} for the token only, 404 envelope otherwise', async () => {
     const i = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '3', requestor, metadata: { secret: 'internal' } });
     const r = await fetch(`${s.url}/pay/${i.payToken}/status`);
     expect(r.status).toBe(200);
     const body = await r.json();
-    expect(body).toEqual({ state: 'created', expiresAt: i.expiresAt, txSignature: null, retryRequired: false });
+    expect(body).toEqual({ state: 'created', expiresAt: i.expiresAt, txSignature: null, retryRequired: false, latePayment: false });
     const bad = await fetch(`${s.url}/pay/pt_${'b'.repeat(32)}/status`);
     expect(bad.status).toBe(404);
     expect((await bad.json()).error.code).toBe('intent.not_found');
