@@ -20,6 +20,7 @@ import { createScreener } from './screening/screener';
 import { findActiveKeyByHash, touchApiKeys } from './store/api-keys';
 import { getAccount } from './store/accounts';
 import { getPublicUrl, setPublicUrl } from './domain/pay-url';
+import { registerAccountNames } from './domain/account-names';
 import { payRoutes } from './pay/index';
 import { openDb, type Db } from './store/db';
 import { createGroupCommitter } from './store/group-commit';
@@ -126,6 +127,8 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     log,
   });
 
+  // The merchant name wallets show (paymentUri's Solana Pay label), the same in every rendering.
+  const unregisterNames = registerAccountNames((accountId) => getAccount(db, accountId)?.name ?? null);
   // The payment page: a sibling surface on the same server, with its own per-token rate limit.
   setPublicUrl(config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`);
   payRoutes(app, {
@@ -172,6 +175,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       await chainWatch.stop();
       committer.flush();
       runtime.stop();
+      unregisterNames();
       db.close();
     },
   };

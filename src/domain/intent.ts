@@ -4,6 +4,7 @@
 import { formatAmount } from './money';
 import type { PaymentWire } from './payment';
 import { eip681TransferUri, solanaPayTransferUri } from './payment-uri';
+import { accountNameOf } from './account-names';
 import { payUrlOf } from './pay-url';
 
 export const INTENT_STATES = [
@@ -181,14 +182,15 @@ export function toWire(r: IntentRecord): PaymentIntentWire {
   };
 }
 
-/**
- * What a wallet or QR code needs with no build (contract section 11). The Solana `label` (the
- * account name) is left out: the wire intent is derived from its row alone (README, Decisions).
- */
+/** What a wallet or QR code needs with no build (contract section 11); Solana's label is the account name. */
 export function paymentUriOf(r: IntentRecord): string {
   if (r.chain.startsWith('solana:')) {
     return solanaPayTransferUri({
-      requestor: r.requestor, amount: formatAmount(r.amountBaseUnits, r.decimals), mint: r.tokenAddress, reference: r.solanaReference, label: null,
+      requestor: r.requestor,
+      amount: formatAmount(r.amountBaseUnits, r.decimals),
+      mint: r.tokenAddress,
+      reference: r.solanaReference,
+      label: accountNameOf(r.accountId),
     });
   }
   const chainId = Number(r.chain.slice(r.chain.indexOf(':') + 1));

@@ -3,26 +3,31 @@
 // payments routes in the OpenAPI document.
 import { getAddressEncoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOf } from '../support/api';
 import { EVM_ADDR, intentBody, SOL_ADDR, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
 
 let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
   s = await startTestServer();
-  api = s.api(s.account().key);
+  api = s.api(s.account({ name: 'Acme Coffee & Co' }).key);
 });
 afterAll(async () => s.stop());
 
 describe('intent fields for payments found on chain', () => {
-  it('a Solana intent gets its own reference and a Solana Pay transfer request URI', async () => {
+  it('a Solana intent gets its own reference and a Solana Pay transfer request URI labelled with the account name', async () => {
     const a = (await api.post('/v1/intents', { chain: SOLANA_DEVNET, token: 'USDC', amount: '12.5', requestor: SOL_ADDR })).body.intent;
     const b = (await api.post('/v1/intents', { chain: SOLANA_DEVNET, token: 'USDC', amount: '0.000001', requestor: SOL_ADDR })).body.intent;
     // A valid 32-byte account key (the encoder throws on anything else), different per intent.
     expect(getAddressEncoder().encode(a.solanaReference as never)).toHaveLength(32);
     expect(a.solanaReference).not.toBe(b.solanaReference);
     expect(a.paymentUri).toBe(
-      `solana:${SOL_ADDR}?amount=12.5&spl-token=4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU&reference=${a.solanaReference}`,
+      `solana:${SOL_ADDR}?amount=12.5&spl-token=4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU&reference=${a.solanaReference}&label=Acme%20Coffee%20%26%20Co`,
     );
+    expect(new URL(a.paymentUri).searchParams.get('label')).toBe('Acme Coffee & Co');
+    // The event envelope (what webhooks carry) renders the same URI.
+    const [created] = await eventsOf(api, a.id);
+    expect(created!.data.intent.paymentUri).toBe(a.paymentUri);
     expect(b.paymentUri).toContain('?amount=0.000001&');
     expect(a.latePayment).toBeNull();
     expect((await api.get(`/v1/intents/${a.id}`)).body.intent).toEqual(a);
