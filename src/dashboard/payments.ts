@@ -12,6 +12,7 @@ const REASON_TEXT: ReadonlyMap<string, string> = new Map([
   ['ambiguous', 'several open intents match: a submit by txSignature settles which'],
   ['duplicate', 'second payment for an intent already paid: the payer is owed it back'],
   ['no_open_intent', 'no open intent for this sender, token and amount'],
+  ['sanctions_match', 'the sender is on a sanctions list: no intent moved; handle the funds as your compliance rules say'],
 ]);
 
 export function paymentsBody(rows: StoredPayment[], hasMore: boolean, status: PaymentStatus | undefined): Safe {

@@ -5,7 +5,8 @@ import { formatAmount } from './money';
 export const PAYMENT_STATUSES = ['matched', 'late', 'unmatched'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export const PAYMENT_REASONS = ['intent_closed', 'amount_mismatch', 'ambiguous', 'duplicate', 'no_open_intent'] as const;
+/** `sanctions_match`: the sender is on a screening list (contract 6 screens a payment's signer): it pays nothing. */
+export const PAYMENT_REASONS = ['intent_closed', 'amount_mismatch', 'ambiguous', 'duplicate', 'no_open_intent', 'sanctions_match'] as const;
 export type PaymentReason = (typeof PAYMENT_REASONS)[number];
 
 export interface PaymentRecord {

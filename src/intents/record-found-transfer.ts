@@ -4,6 +4,7 @@
 // transaction never pays two intents nor makes two records (payments is unique on the transaction).
 import type { Tx } from '../actors/runtime';
 import type { FoundTransfer } from '../chains/types';
+import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import { toWire, type IntentState } from '../domain/intent';
 import { toPaymentWire, type PaymentReason, type PaymentRecord, type PaymentStatus, type PaymentWire } from '../domain/payment';
@@ -34,6 +35,7 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
   if (!token) return { outcome: 'ignored', payment: null };
   const found: FoundTransfer = { ...ft, from: norm(ft.from), to: norm(ft.to), tokenAddress: token[1].address };
   const lookbackMs = s.config.detection.lookbackSeconds * 1000;
+  const sanctioned = await senderSanctioned(s, found, network.family);
 
   return s.runtime.write((tx) => {
     const known = s.payments.findByTx(found.chain, found.txSignature);
@@ -52,8 +54,9 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
       }
       return { outcome: 'known' as const, payment: toPaymentWire(known) };
     }
-    const verdict = decide(s, tx, found, lookbackMs);
-    if (verdict === null) return { outcome: 'ignored' as const, payment: null };
+    const decided = decide(s, tx, found, lookbackMs);
+    if (decided === null) return { outcome: 'ignored' as const, payment: null };
+    const verdict = sanctioned && !toldBefore(s, found) ? refuse(decided) : decided;
     const base = {
       id: newId('pay'),
       chain: found.chain,
@@ -110,6 +113,32 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
     });
     return { outcome: 'recorded' as const, payment };
   });
+}
+
+/**
+ * Contract 6 screens a payment's signer at submit; a transfer found on chain gets the same check.
+ * A match moves no intent (see refuse); an unreachable provider throws, nothing is written, and
+ * the detector reports the transfer again next poll (as submit answers 503 and writes nothing).
+ */
+async function senderSanctioned(s: Services, ft: FoundTransfer, family: 'solana' | 'evm'): Promise<boolean> {
+  try {
+    await s.screener.screen([{ address: ft.from, param: 'from', family }]);
+    return false;
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'address.sanctions_match') return true;
+    throw e;
+  }
+}
+
+/** The transaction was submitted for an intent (its signer screened then) or already drove one. */
+function toldBefore(s: Services, ft: FoundTransfer): boolean {
+  return s.submissions.findByTx(ft.chain, ft.txSignature) !== null || s.intents.findByTxSignature(ft.chain, ft.txSignature) !== null;
+}
+
+/** Money from a sanctioned sender pays nothing: it is kept in view, unmatched, naming the intent it would have paid. */
+function refuse(v: Verdict): Verdict {
+  if (v.kind === 'unmatched') return { ...v, reason: 'sanctions_match' };
+  return { kind: 'unmatched', reason: 'sanctions_match', intent: v.intent, account: v.intent };
 }
 
 /** Move a driven intent as far as the transfer's commitment allows (each step's events, in order). */

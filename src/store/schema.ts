@@ -167,7 +167,7 @@ export const payments = sqliteTable(
     txSignature: text('tx_signature').notNull(),
     intentId: text('intent_id'),
     status: text('status', { enum: ['matched', 'late', 'unmatched'] }).notNull(),
-    reason: text('reason', { enum: ['intent_closed', 'amount_mismatch', 'ambiguous', 'duplicate', 'no_open_intent'] }),
+    reason: text('reason', { enum: ['intent_closed', 'amount_mismatch', 'ambiguous', 'duplicate', 'no_open_intent', 'sanctions_match'] }),
     detectedAt: integer('detected_at').notNull(),
   },
   (t) => [
