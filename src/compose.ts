@@ -57,7 +57,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const submissions = createSubmissionRepo(db.sqlite);
   const dispatcher = createDispatcher({ db, config, log });
   let runtime: Runtime;
-  const chainWatch = createChainWatch(chains, intents, () => runtime, (msg, f) => log('warn', msg, f));
+  const chainWatch = createChainWatch(chains, intents, () => runtime, (msg, f) => log('warn', msg, f), submissions);
   runtime = createRuntime({
     committer,
     intents,

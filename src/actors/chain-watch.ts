@@ -5,6 +5,7 @@ import type { ChainRegistry } from '../chains/registry';
 import type { ChainObservation, Watcher } from '../chains/types';
 import type { IntentEvent } from '../../machines/intent.machine';
 import type { IntentRepo } from '../store/intents';
+import type { SubmissionOutcome, SubmissionRepo } from '../store/submissions';
 import type { Runtime } from './runtime';
 
 export interface ChainWatch {
@@ -25,11 +26,17 @@ export function toEvent(o: ChainObservation, at: number): IntentEvent {
   }
 }
 
+/** What a chain verdict says became of the transaction (contract 11's write-ahead record). */
+const OUTCOME: Record<ChainObservation['type'], SubmissionOutcome | null> = {
+  confirmed: 'landed', finalized: 'landed', failed: 'failed', dropped: 'dropped', reorged: null,
+};
+
 export function createChainWatch(
   chains: ChainRegistry,
   intents: IntentRepo,
   getRuntime: () => Runtime,
   log: (msg: string, fields: Record<string, unknown>) => void,
+  submissions: Pick<SubmissionRepo, 'setOutcome'>,
 ): ChainWatch {
   const watchers = new Map<string, Watcher>();
   const registered = new Map<string, string>(); // intentId -> chain
@@ -91,7 +98,10 @@ export function createChainWatch(
         await getRuntime().write((tx) => {
           const cur = tx.get(o.intentId);
           if (!cur) return null;
-          return tx.apply(cur, toEvent(o, tx.now), 'ignore');
+          const next = tx.apply(cur, toEvent(o, tx.now), 'ignore');
+          // The submission row resolves in the same write as the verdict it follows from.
+          if (next) submissions.setOutcome(cur.chain, o.txSignature, OUTCOME[o.type], tx.now);
+          return next;
         });
       } catch (e) {
         log('chain report failed', { intent_id: o.intentId, type: o.type, error: String(e) });

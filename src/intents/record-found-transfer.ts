@@ -97,6 +97,8 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
         cur = tx.patch(cur, { signedTransaction: null, watchData: found.watchData ?? {} });
       }
       advance(tx, cur, found);
+      // Found on chain at confirmed depth or deeper: it landed.
+      s.submissions.setOutcome(found.chain, found.txSignature, 'landed', tx.now);
       return { outcome: 'recorded' as const, payment: record(i, i.id, 'matched', null) };
     }
     if (verdict.kind === 'late') {

@@ -52,6 +52,7 @@ export async function submitByTxSignature(
       // pending -> finalized emits intent.confirmed then intent.finalized, in order.
       next = tx.apply(next, { type: 'CHAIN_FINALIZED', at: tx.now, txSignature: found.txSignature }, 'ignore') ?? next;
     }
+    if (next.state === 'confirmed' || next.state === 'finalized') s.submissions.setOutcome(cur.chain, found.txSignature, 'landed', tx.now);
     return next;
   });
   return { intent: toWire(intent), txSignature: found.txSignature };

@@ -31,7 +31,8 @@ export interface SubmissionRepo {
   retry(s: NewSubmission): Submission;
   markSent(chain: string, txSignature: string, at: number): void;
   markRejected(chain: string, txSignature: string, at: number): void;
-  setOutcome(chain: string, txSignature: string, outcome: SubmissionOutcome, at: number): void;
+  /** What became of the transaction (null again when a reorg removed a landed one: it may land again). */
+  setOutcome(chain: string, txSignature: string, outcome: SubmissionOutcome | null, at: number): void;
   findByTx(chain: string, txSignature: string): Submission | null;
   /** Rows of the intent that may still land: `sending`, or `sent` with no final outcome. Oldest first. */
   openForIntent(intentId: string): Submission[];
