@@ -49,7 +49,12 @@ export async function buildTransaction(s: Services, caller: Caller, id: string, 
   const { fulfiller, isNew } = resolveFulfiller(s, cur, body.fulfiller);
   if (fulfiller === null) throw invalidParam('fulfiller', 'fulfiller is required: this intent has no fulfiller yet.');
   if (isNew) await s.screener.screen([{ address: fulfiller, param: 'fulfiller', family: network.family }]);
-  const built = await s.chains.adapter(network.family).build(network, s.chains.pool(cur.chain), chainIntent(cur, fulfiller), fulfiller);
+  const adapter = s.chains.adapter(network.family);
+  const pool = s.chains.pool(cur.chain);
+  const target = chainIntent(cur, fulfiller);
+  // Idempotent (contract 14): while the last built transaction can still land, it is the answer.
+  const built =
+    (await adapter.reuseBuild?.(network, pool, target, fulfiller, cur.buildData)) ?? (await adapter.build(network, pool, target, fulfiller));
   const intent = await s.runtime.write((tx) => {
     const now = ownedBy(caller, tx.get(id), id);
     checkPayable(now, tx.now);

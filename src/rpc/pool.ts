@@ -150,6 +150,7 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
       },
       call: (method, params) => callVia(view.request, method, params),
       pin: () => view,
+      pinEach: () => [view],
       status: () => pool.status(),
     };
     return view;
@@ -173,6 +174,11 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
         upstreams.find((u) => u.breaker.tryAcquire(now())) ??
         upstreams.reduce((a, b) => (b.breaker.lastFailureAt < a.breaker.lastFailureAt ? b : a));
       return pinned(up);
+    },
+    pinEach() {
+      // No probe slot is claimed here: a view's own answers feed its upstream's breaker.
+      const now = Date.now();
+      return upstreams.filter((u) => u.breaker.state(now) !== 'open').map(pinned);
     },
     status() {
       const t = now();

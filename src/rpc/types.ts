@@ -27,6 +27,12 @@ export interface RpcPool {
    * tries again next tick (a new pin may land on another upstream). `pin()` of a pin is itself.
    */
   pin(): RpcPool;
+  /**
+   * One pinned view per upstream whose breaker is not open, in configured order: a decision the
+   * first node cannot make (Solana: its history does not reach back far enough) is made again,
+   * whole, on the next one. A pinned view answers [itself]. Absent on test doubles.
+   */
+  pinEach?(): RpcPool[];
   /** Label of the upstream a pinned view uses (null on the pool itself). */
   readonly pinnedTo: string | null;
   /** Upstream health for /metrics and the dashboard. */

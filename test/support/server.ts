@@ -39,8 +39,8 @@ export interface TestServer {
   /** Configure the account's webhook endpoint (as `payforge webhooks set-endpoint` does). */
   setEndpoint(accountId: string, mode: Mode, url: string): Promise<{ url: string; secret: string }>;
   stop(): Promise<void>;
-  /** Stop and start again on the same database file (restart test). */
-  restart(): Promise<void>;
+  /** Stop and start again on the same database file (restart test); `whileDown` runs in between. */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
 }
 
 export interface ApiResponse<T = any> {
@@ -113,9 +113,10 @@ export async function startTestServer(overrides?: DeepPartial<Config>, opts: { b
       admin.close();
       rmSync(dir, { recursive: true, force: true });
     },
-    async restart() {
+    async restart(whileDown?: () => Promise<void>) {
       const port = handle.port;
       await handle.stop();
+      await whileDown?.();
       handle = await startServer({ ...config, port }, { bootstrap: false });
     },
   } as TestServer;

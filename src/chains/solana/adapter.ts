@@ -8,6 +8,7 @@ import { broadcast } from './broadcast';
 import { build } from './build';
 import { createSolanaDetector } from './detect';
 import { fetchSubmitted } from './fetch-submitted';
+import { reuseBuild } from './reuse-build';
 import { verifySubmission } from './verify-submission';
 import { createWatcher } from './watcher';
 
@@ -16,6 +17,7 @@ export const solanaAdapter: ChainAdapter = {
   isValidAddress,
   normalizeAddress,
   build,
+  reuseBuild,
   verifySubmission,
   fetchSubmitted,
   broadcast,

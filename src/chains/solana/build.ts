@@ -38,6 +38,11 @@ export interface SolanaBuildData {
   message: string;
   feePayer: string;
   requestorTokenAccount: string;
+  /** Slot of the bank the blockhash came from (absent in builds from older versions). */
+  slot?: number;
+  /** What build answered, so a repeated build answers the same (contract 14, idempotent build). */
+  ataRentLamports?: number;
+  estimatedFeeLamports?: number | null;
 }
 
 export async function build(network: Network, rpc: RpcPool, intent: ChainIntent, fulfiller: string): Promise<BuildResult> {
@@ -104,6 +109,9 @@ export async function build(network: Network, rpc: RpcPool, intent: ChainIntent,
     message: blob,
     feePayer: fulfiller,
     requestorTokenAccount: requestorAta,
+    slot: latest.slot,
+    ataRentLamports,
+    estimatedFeeLamports,
   };
   return {
     transaction: {

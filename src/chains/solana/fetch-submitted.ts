@@ -7,25 +7,8 @@ import { AppError, invalidParam } from '../../domain/errors';
 import type { RpcPool } from '../../rpc/types';
 import type { ChainIntent, FetchedSubmission, Network } from '../types';
 import { associatedTokenAddress } from './ata';
-import { getSignatureStatuses } from './rpc';
-
-interface TokenBalance {
-  accountIndex: number;
-  mint: string;
-  owner?: string;
-  uiTokenAmount: { amount: string };
-}
-
-interface RpcTransaction {
-  slot: number;
-  meta: {
-    err: unknown;
-    preTokenBalances?: TokenBalance[] | null;
-    postTokenBalances?: TokenBalance[] | null;
-    loadedAddresses?: { writable: string[]; readonly: string[] } | null;
-  } | null;
-  transaction: { message: { accountKeys: string[]; recentBlockhash?: string } };
-}
+import { accountKeys, tokenMovements } from './movement';
+import { getSignatureStatuses, getTransaction, type RpcTransaction } from './rpc';
 
 interface Difference {
   field: string;
@@ -52,14 +35,10 @@ export async function fetchSubmitted(network: Network, pool: RpcPool, intent: Ch
   const rpc = pool.pin();
   const [status] = await getSignatureStatuses(rpc, [txSignature], true);
   if (!status || status.confirmationStatus === null || status.confirmationStatus === 'processed') throw notFound();
-  const got = await rpc.call<RpcTransaction | null>('getTransaction', [
-    txSignature,
-    { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 },
-  ]);
+  const got = await getTransaction(rpc, txSignature, 'confirmed');
   if (!got?.meta) throw notFound();
 
-  const keys = [...got.transaction.message.accountKeys, ...(got.meta.loadedAddresses?.writable ?? []), ...(got.meta.loadedAddresses?.readonly ?? [])];
-  const feePayer = keys[0] ?? '';
+  const feePayer = accountKeys(got)[0] ?? '';
   const mismatch = (differences: Difference[]) =>
     new AppError('transaction.mismatch', `This transaction does not pay intent ${intent.id}: ${differences.map((d) => d.field).join(', ')} differ`, {
       param: 'txSignature',
@@ -71,7 +50,7 @@ export async function fetchSubmitted(network: Network, pool: RpcPool, intent: Ch
   const failed = got.meta.err !== null && got.meta.err !== undefined;
   if (!failed) {
     const requestorAta = await associatedTokenAddress(intent.requestor, intent.tokenAddress);
-    const problems = findMovement(got.meta.preTokenBalances ?? [], got.meta.postTokenBalances ?? [], keys, intent, feePayer, requestorAta);
+    const problems = findMovement(got, intent, feePayer, requestorAta);
     if (problems.length > 0) throw mismatch(problems);
   }
   return {
@@ -83,24 +62,12 @@ export async function fetchSubmitted(network: Network, pool: RpcPool, intent: Ch
 }
 
 /** What the token balances say moved, against what the intent asks for; empty = it pays. */
-function findMovement(pre: TokenBalance[], post: TokenBalance[], keys: string[], intent: ChainIntent, feePayer: string, requestorAta: string): Difference[] {
-  const deltas = new Map<number, { owner: string | undefined; delta: bigint }>();
-  const add = (list: TokenBalance[], sign: bigint) => {
-    for (const b of list) {
-      if (b.mint !== intent.tokenAddress) continue;
-      const cur = deltas.get(b.accountIndex) ?? { owner: b.owner, delta: 0n };
-      cur.delta += sign * BigInt(b.uiTokenAmount.amount);
-      cur.owner ??= b.owner;
-      deltas.set(b.accountIndex, cur);
-    }
-  };
-  add(pre, -1n);
-  add(post, 1n);
+function findMovement(tx: RpcTransaction, intent: ChainIntent, feePayer: string, requestorAta: string): Difference[] {
   let credited = 0n;
   let debitedFromSigner = 0n;
-  for (const [index, d] of deltas) {
-    if (keys[index] === requestorAta) credited += d.delta;
-    else if (d.owner === feePayer && d.delta < 0n) debitedFromSigner -= d.delta;
+  for (const m of tokenMovements(tx, intent.tokenAddress)) {
+    if (m.account === requestorAta) credited += m.delta;
+    else if (m.owner === feePayer && m.delta < 0n) debitedFromSigner -= m.delta;
   }
   const out: Difference[] = [];
   if (credited !== intent.amountBaseUnits) out.push({ field: 'amount', expected: intent.amountBaseUnits.toString(), actual: credited.toString() });

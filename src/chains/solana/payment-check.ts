@@ -103,3 +103,18 @@ function readU64(data: ReadonlyUint8Array, offset: number): bigint {
   for (let i = 7; i >= 0; i--) v = (v << 8n) | BigInt(data[offset + i]!);
   return v;
 }
+
+/** The accounts of the message's one token transfer (null when it has none or several). */
+export function transferAccounts(message: CompiledTransactionMessage): { source: string; destination: string; authority: string } | null {
+  if (message.version !== 0 && message.version !== 'legacy') return null;
+  const keys = message.staticAccounts;
+  const found: Array<{ source: string; destination: string; authority: string }> = [];
+  for (const ix of message.instructions) {
+    if (keys[ix.programAddressIndex] !== TOKEN_PROGRAM) continue;
+    const acc = (ix.accountIndices ?? []).map((k) => keys[k]);
+    const data = ix.data ?? new Uint8Array();
+    if (data[0] === TOKEN_TRANSFER_CHECKED && acc.length >= 4) found.push({ source: acc[0]!, destination: acc[2]!, authority: acc[3]! });
+    else if (data[0] === TOKEN_TRANSFER && acc.length >= 3) found.push({ source: acc[0]!, destination: acc[1]!, authority: acc[2]! });
+  }
+  return found.length === 1 ? found[0]! : null;
+}

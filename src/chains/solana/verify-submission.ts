@@ -7,15 +7,10 @@ import type { ChainIntent, Network, VerifiedSubmission } from '../types';
 import { associatedTokenAddress } from './ata';
 import type { SolanaBuildData } from './build';
 import { decodeWireTransaction, type DecodedTransaction } from './decode';
-import { findPaymentProblems, type Difference } from './payment-check';
-import { BLOCKHASH_VALIDITY_BLOCKS } from './programs';
-import { getBlockHeight } from './rpc';
-
-/** Persisted with the intent; the watcher needs lastValidBlockHeight to tell "dropped" from "slow". */
-export interface SolanaWatchData {
-  blockhash: string;
-  lastValidBlockHeight: number;
-}
+import { findPaymentProblems, transferAccounts, type Difference } from './payment-check';
+import { isBlockhashValid } from './rpc';
+import { findSourceProblems } from './source-check';
+import { HASH_WINDOW_SLOTS, type SolanaWatchData } from './watch-data';
 
 export async function verifySubmission(
   network: Network,
@@ -46,20 +41,35 @@ export async function verifySubmission(
     if (problems.length > 0) throw mismatch(problems);
   }
 
-  const watchData: SolanaWatchData = {
-    blockhash: message.lifetimeToken,
-    lastValidBlockHeight:
-      built?.blockhash === message.lifetimeToken && typeof built.lastValidBlockHeight === 'number'
-        ? built.lastValidBlockHeight
-        : // A blockhash the node accepts is at most as new as the current block, so its window ends
-          // no later than this: declaring "dropped" after it can only be late, never early.
-          (await getBlockHeight(rpc, 'processed')) + BLOCKHASH_VALIDITY_BLOCKS,
-  };
+  const transfer = transferAccounts(message);
+  if (transfer) {
+    const problems = await findSourceProblems(rpc, intent, feePayer, transfer);
+    if (problems.length > 0) throw mismatch(problems);
+  }
+
   return {
     txSignature: decoded.signature!,
     signer: feePayer,
     signedTransaction: signedTransactionBase64,
-    watchData: { ...watchData },
+    watchData: { ...(await watchDataOf(rpc, message.lifetimeToken, built)) },
+  };
+}
+
+/** What the watcher needs to tell "dropped" from "slow" (see watch-data.ts). */
+async function watchDataOf(rpc: RpcPool, blockhash: string, built: Partial<SolanaBuildData> | null): Promise<SolanaWatchData> {
+  if (built?.blockhash === blockhash && typeof built.lastValidBlockHeight === 'number' && typeof built.slot === 'number') {
+    // Our own blockhash: its exact last valid height, and the slot of the bank it came from
+    // (the transaction can only land after it).
+    return { blockhash, lastValidBlockHeight: built.lastValidBlockHeight, hashSlot: built.slot, historyFromSlot: built.slot };
+  }
+  // A message PayForge did not build: validity comes from the hash itself (isBlockhashValid at
+  // finalized, later). A node that accepts it now knew it by this slot; one that does not (it
+  // expired, or this node is behind) gives an upper bound one hash window on.
+  const now = await isBlockhashValid(rpc, blockhash, 'processed');
+  return {
+    blockhash,
+    hashSlot: now.valid ? now.slot : now.slot + HASH_WINDOW_SLOTS,
+    historyFromSlot: Math.max(0, now.slot - HASH_WINDOW_SLOTS),
   };
 }
 

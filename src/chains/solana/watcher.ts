@@ -1,24 +1,25 @@
-// The Solana watcher: one polling loop per network follows every pending/confirmed transaction
-// with batched getSignatureStatuses, rebroadcasts pending bytes, and reports what it sees.
+// The Solana watcher: one polling loop per network follows every pending/confirmed transaction.
+// Each tick pins ONE upstream and hands every transaction to verdict.ts with it; what that node's
+// history cannot decide is decided again, whole, on the next upstream. It rebroadcasts pending
+// bytes while they can still land, and re-reports each latest verdict until the runtime unwatches
+// the intent (a failed write loses nothing).
 import type { RpcPool } from '../../rpc/types';
 import type { ChainObservation, Network, WatchItem, Watcher } from '../types';
 import { defaultWatcherLog, type WatcherLog } from '../watcher-log';
-import { describeError, failureReasonOf } from './failure';
-import { MAX_SIGNATURES_PER_STATUS_CALL } from './programs';
-import { getBlockHeight, getSignatureStatuses, sendTransaction, type RpcSignatureStatus } from './rpc';
-
-interface Followed {
-  item: WatchItem;
-  stage: 'pending' | 'confirmed';
-  lastValidBlockHeight: number | null;
-  lastSentAt: number;
-}
+import { sendTransaction } from './rpc';
+import { decideOn, settled, type Decision, type Followed } from './verdict';
+import { HASH_WINDOW_SLOTS, readWatchData } from './watch-data';
 
 export interface SolanaWatcherOptions {
   /** Where RPC trouble is logged (through src/log.ts); the loop itself never stops on it. */
   log?: WatcherLog;
   now?: () => number;
+  /** Re-send the latest observation this often, for a runtime whose write of it may have failed. */
+  repeatMs?: number;
 }
+
+/** What is remembered of unwatched transactions (the runtime unwatches and re-watches at each transition). */
+const MEMORY = 10_000;
 
 export function createWatcher(
   network: Network,
@@ -28,102 +29,54 @@ export function createWatcher(
 ): Watcher {
   const log = opts.log ?? defaultWatcherLog('solana watcher', network.chain);
   const now = opts.now ?? Date.now;
+  const repeatMs = opts.repeatMs ?? 15_000;
   const followed = new Map<string, Followed>();
+  // By signature: where it was seen and whether it pays survive an unwatch/watch pair.
+  const memory = new Map<string, Followed>();
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let running: Promise<void> | null = null;
 
-  const emit = (o: ChainObservation) => {
+  const emit = (f: Followed, o: ChainObservation) => {
+    f.reported.add(o.type);
+    f.last = { o, at: now() };
     try {
       report(o);
     } catch (e) {
       log(`report for ${o.intentId} threw`, e);
     }
   };
+  const decision = (node: RpcPool): Decision => ({ node, emit, current: (f) => !stopped && followed.get(f.item.intentId) === f });
 
   async function tick(): Promise<void> {
-    const items = [...followed.values()];
-    if (items.length === 0) return;
-    const statuses = await lookUp(items.map((f) => f.item.txSignature), false);
-    const unknown: Followed[] = [];
-    for (const f of items) {
-      const s = statuses.get(f.item.txSignature) ?? null;
-      if (s === null) unknown.push(f);
-      else apply(f, s);
-    }
-    if (unknown.length > 0) await resolveUnknown(unknown);
-  }
-
-  /** Statuses by signature, in batches of 256 (the RPC's limit). */
-  async function lookUp(signatures: string[], searchTransactionHistory: boolean) {
-    const unique = [...new Set(signatures)];
-    const out = new Map<string, RpcSignatureStatus | null>();
-    for (let i = 0; i < unique.length; i += MAX_SIGNATURES_PER_STATUS_CALL) {
-      const batch = unique.slice(i, i + MAX_SIGNATURES_PER_STATUS_CALL);
-      const values = await getSignatureStatuses(rpc, batch, searchTransactionHistory);
-      batch.forEach((sig, k) => out.set(sig, values[k] ?? null));
-    }
-    return out;
-  }
-
-  function apply(f: Followed, s: RpcSignatureStatus): void {
-    const { intentId, txSignature } = f.item;
-    if (followed.get(intentId) !== f) return; // replaced or unwatched meanwhile
-    if (s.err !== null && s.err !== undefined) {
-      emit({ type: 'failed', intentId, txSignature, reason: failureReasonOf(s.err), message: describeError(s.err) });
-      followed.delete(intentId);
-      return;
-    }
-    if (s.confirmationStatus === 'finalized') {
-      if (f.stage === 'pending') emit({ type: 'confirmed', intentId, txSignature });
-      emit({ type: 'finalized', intentId, txSignature });
-      followed.delete(intentId);
-      return;
-    }
-    if (s.confirmationStatus === 'confirmed' && f.stage === 'pending') {
-      emit({ type: 'confirmed', intentId, txSignature });
-      f.stage = 'confirmed';
-    }
-    // 'processed': landed in a block the cluster has not voted on yet; wait, no rebroadcast needed.
-  }
-
-  /**
-   * Signatures the recent status cache does not know: not landed yet, landed long ago (only the
-   * history has them), expired, or removed by a fork. Decide which, never guessing "dropped".
-   */
-  async function resolveUnknown(unknown: Followed[]): Promise<void> {
-    const pending = unknown.filter((f) => f.stage === 'pending');
-    const confirmed = unknown.filter((f) => f.stage === 'confirmed');
-    // Read the finalized height BEFORE searching history: a transaction can only land at a height
-    // up to its lastValidBlockHeight, so once that height is finalized a miss in the history is final.
-    const expired =
-      pending.some((f) => f.lastValidBlockHeight !== null) ? await expiredFilter(pending) : [];
-    const toSearch = [...expired, ...confirmed];
-    const history = toSearch.length > 0 ? await lookUp(toSearch.map((f) => f.item.txSignature), true) : new Map();
-    for (const f of toSearch) {
-      const s = history.get(f.item.txSignature) ?? null;
-      if (s !== null) {
-        apply(f, s);
-        continue;
+    const all = [...followed.values()];
+    const open = all.filter((f) => !settled(f));
+    if (open.length > 0) {
+      // Every read behind this tick's verdicts comes from one node; a failure there abandons them all.
+      const primary = rpc.pin();
+      const first = await decideOn(decision(primary), open);
+      let undecided = first.undecided;
+      // A node without the history a verdict needs has no say: the decision is made again, from
+      // the start, on each other upstream in turn.
+      for (const node of rpc.pinEach?.() ?? []) {
+        if (undecided.length === 0 || stopped) break;
+        if (node.pinnedTo === primary.pinnedTo) continue;
+        try {
+          undecided = (await decideOn(decision(node), undecided)).undecided;
+        } catch (e) {
+          log(`no decision on ${node.pinnedTo}; next tick`, e);
+        }
       }
-      if (followed.get(f.item.intentId) !== f) continue;
-      const { intentId, txSignature } = f.item;
-      if (f.stage === 'confirmed') {
-        // Was confirmed, now unknown even to the history: a fork removed it. It may land again,
-        // so keep following it as pending (and keep rebroadcasting the same bytes).
-        emit({ type: 'reorged', intentId, txSignature });
-        f.stage = 'pending';
-      } else {
-        emit({ type: 'dropped', intentId, txSignature });
-        followed.delete(intentId);
-      }
+      await rebroadcast(first.resend.filter((f) => followed.get(f.item.intentId) === f && !settled(f)));
     }
-    await rebroadcast(pending.filter((f) => followed.get(f.item.intentId) === f));
+    for (const f of all) repeatLatest(f);
   }
 
-  async function expiredFilter(pending: Followed[]): Promise<Followed[]> {
-    const finalizedHeight = await getBlockHeight(rpc, 'finalized');
-    return pending.filter((f) => f.lastValidBlockHeight !== null && finalizedHeight > f.lastValidBlockHeight);
+  function repeatLatest(f: Followed): void {
+    if (stopped || followed.get(f.item.intentId) !== f || !f.last || now() - f.last.at < repeatMs) return;
+    // A reorg is repeated only while the row, as last handed to watch(), still says confirmed:
+    // on a pending intent it would be a new intent.pending.
+    if (f.last.o.type !== 'reorged' || f.item.stage === 'confirmed') emit(f, f.last.o);
   }
 
   async function rebroadcast(pending: Followed[]): Promise<void> {
@@ -145,33 +98,61 @@ export function createWatcher(
   }
 
   function schedule(): void {
-    if (stopped || timer !== null) return;
+    if (stopped || timer !== null || running !== null) return;
     timer = setTimeout(() => {
       timer = null;
       running = tick()
         .catch((e) => log('status poll failed; retrying next interval', e))
         .finally(() => {
           running = null;
-          schedule();
+          if (followed.size > 0) schedule();
         });
     }, network.pollIntervalMs);
+  }
+
+  function fresh(item: WatchItem): Followed {
+    const facts = readWatchData(item.watchData);
+    const known = memory.get(item.txSignature);
+    // A confirmed intent was seen landed somewhere; with no record of where, it landed while its
+    // blockhash was valid, so no later than one hash window after the slot the hash was known at.
+    const landedBy = facts.landedSlot ?? (facts.hashSlot === null ? null : facts.hashSlot + HASH_WINDOW_SLOTS);
+    return {
+      item,
+      facts,
+      reported: new Set(item.stage === 'confirmed' ? ['confirmed'] : []),
+      seenSlot: known?.seenSlot ?? (item.stage === 'confirmed' ? landedBy : null),
+      pays: known?.pays ?? null,
+      // The submit verb just broadcast these bytes; rehydration re-adds items, and a resend one
+      // interval later is harmless either way.
+      lastSentAt: known?.lastSentAt ?? now(),
+      last: null,
+    };
+  }
+
+  function remember(f: Followed): void {
+    memory.delete(f.item.txSignature);
+    memory.set(f.item.txSignature, f);
+    if (memory.size > MEMORY) memory.delete(memory.keys().next().value!);
   }
 
   return {
     watch(item: WatchItem): void {
       if (stopped) return;
-      const lvbh = item.watchData.lastValidBlockHeight;
-      followed.set(item.intentId, {
-        item,
-        stage: item.stage,
-        lastValidBlockHeight: typeof lvbh === 'number' ? lvbh : null,
-        // The submit verb just broadcast these bytes; rehydration re-adds items, and a resend one
-        // interval later is harmless either way.
-        lastSentAt: now(),
-      });
+      const cur = followed.get(item.intentId);
+      if (cur && cur.item.txSignature === item.txSignature) {
+        // Re-watched from the row (idempotent): keep what we know of the chain, but take what was
+        // reported from the row's stage, so a verdict whose write was lost is derived again.
+        cur.item = item;
+        if (item.stage === 'confirmed') cur.reported.add('confirmed');
+        else cur.reported.clear();
+      } else {
+        followed.set(item.intentId, fresh(item));
+      }
       schedule();
     },
     unwatch(intentId: string): void {
+      const f = followed.get(intentId);
+      if (f) remember(f);
       followed.delete(intentId);
     },
     async stop(): Promise<void> {
@@ -180,6 +161,7 @@ export function createWatcher(
       timer = null;
       if (running) await running;
       followed.clear();
+      memory.clear();
     },
   };
 }

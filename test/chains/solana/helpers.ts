@@ -18,12 +18,12 @@ export interface LocalCluster {
  * tests and handed to `ready`; after each test its watchers are stopped and the cluster put back
  * (delivering, healthy, running, no unexpected calls); stopped after all.
  */
-export function useLocalCluster(opts: { blockhashValidBlocks: number }, ready: (c: LocalCluster) => void) {
+export function useLocalCluster(opts: { blockhashValidBlocks: number; statusCacheSlots?: number }, ready: (c: LocalCluster) => void) {
   let c: LocalCluster;
   const watchers: Watcher[] = [];
 
   beforeAll(async () => {
-    const sol = await startLocalSolana({ slotMs: 20, confirmedLag: 2, finalizedLag: 6, blockhashValidBlocks: opts.blockhashValidBlocks });
+    const sol = await startLocalSolana({ slotMs: 20, confirmedLag: 2, finalizedLag: 6, ...opts });
     sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
     c = { sol, network: localNetwork([sol.url]), rpc: localPool([sol.url]) };
     ready(c);

@@ -13,7 +13,7 @@ import { collector, intentFor, parties, rejection, useLocalCluster, waitUntil } 
 let sol: LocalSolana;
 let network: Network;
 let rpc: RpcPool;
-const { watcher } = useLocalCluster({ blockhashValidBlocks: 12 }, (c) => ({ sol, network, rpc } = c));
+const { watcher } = useLocalCluster({ blockhashValidBlocks: 40 }, (c) => ({ sol, network, rpc } = c));
 
 function follow(w: Watcher, intent: ChainIntent, v: VerifiedSubmission, stage: 'pending' | 'confirmed' = 'pending') {
   w.watch({ intentId: intent.id, chain: intent.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction, watchData: v.watchData, stage, intent });

@@ -28,6 +28,21 @@ export interface LandedTx {
   err: RpcTxError | null;
 }
 
+/**
+ * How one RPC node sees the shared cluster (mutable: tests change it while running). A node can
+ * be behind the tip, and its ledger (history searches, getTransaction, getSignaturesForAddress)
+ * may start late, e.g. after a restart from a snapshot.
+ */
+export interface NodeView {
+  /** Blocks behind the cluster's tip. */
+  lagBlocks: number;
+  /** Lowest slot of its ledger (getFirstAvailableBlock, minimumLedgerSlot); 0 = every slot. */
+  firstAvailableSlot: number;
+}
+
+/** The cluster as a fully synced node with full history sees it. */
+export const FULL_VIEW: Readonly<NodeView> = Object.freeze({ lagBlocks: 0, firstAvailableSlot: 0 });
+
 interface BlockhashEntry {
   height: number;
   lastValidBlockHeight: number;
@@ -77,24 +92,26 @@ export class LocalChain {
     return this.height + SLOT_OFFSET;
   }
 
-  heightAt(c: Commitment): number {
+  /** Height at commitment `c` for a node `lagBlocks` behind the tip. */
+  heightAt(c: Commitment, lagBlocks = 0): number {
     const lag = c === 'finalized' ? this.opts.finalizedLag : c === 'confirmed' ? this.opts.confirmedLag : 0;
-    return Math.max(1, this.height - lag);
+    return Math.max(1, this.height - lagBlocks - lag);
   }
 
-  slotAt(c: Commitment): number {
-    return this.heightAt(c) + SLOT_OFFSET;
+  slotAt(c: Commitment, lagBlocks = 0): number {
+    return this.heightAt(c, lagBlocks) + SLOT_OFFSET;
   }
 
-  latestBlockhash(c: Commitment): { blockhash: string; lastValidBlockHeight: number } {
-    const h = this.heightAt(c);
+  latestBlockhash(c: Commitment, lagBlocks = 0): { blockhash: string; lastValidBlockHeight: number } {
+    const h = this.heightAt(c, lagBlocks);
     const blockhash = this.hashAtHeight.get(h)!;
     return { blockhash, lastValidBlockHeight: this.blockhashes.get(blockhash)!.lastValidBlockHeight };
   }
 
-  isBlockhashValid(blockhash: string): boolean {
+  /** Valid in the bank at `atHeight` (default the tip): produced at or before it and not expired there. */
+  isBlockhashValid(blockhash: string, atHeight = this.height): boolean {
     const e = this.blockhashes.get(blockhash);
-    return e !== undefined && this.height <= e.lastValidBlockHeight;
+    return e !== undefined && e.height <= atHeight && atHeight <= e.lastValidBlockHeight;
   }
 
   /** Produce one block: advance height and slot, land queued transactions, mint a blockhash. */
@@ -143,8 +160,10 @@ export class LocalChain {
     const signature = getBase58Decoder().decode(first);
     const blockhash = message.lifetimeToken;
     if (!skipPreflight) {
-      if (this.landed.has(signature)) throw new PreflightError('AlreadyProcessed', []);
+      // A real bank checks the blockhash's age before its status cache: landed bytes whose
+      // blockhash expired are refused as BlockhashNotFound, not AlreadyProcessed.
       if (!this.isBlockhashValid(blockhash)) throw new PreflightError('BlockhashNotFound', []);
+      if (this.landed.has(signature)) throw new PreflightError('AlreadyProcessed', []);
       const sim = this.svm.simulateTransaction(tx);
       if (isFailure(sim)) throw new PreflightError(toRpcError(sim), sim.meta().logs());
     }
@@ -157,15 +176,22 @@ export class LocalChain {
     return signature;
   }
 
-  status(signature: string, searchTransactionHistory: boolean) {
+  /**
+   * getSignatureStatuses for one signature as node `view` answers: nothing it has not reached yet;
+   * beyond its status cache only with a history search, and only from its own ledger.
+   */
+  status(signature: string, searchTransactionHistory: boolean, view: Readonly<NodeView> = FULL_VIEW) {
     const t = this.landed.get(signature);
-    if (!t) return null;
-    if (!searchTransactionHistory && this.slot - t.slot > this.opts.statusCacheSlots) return null;
+    const tip = this.height - view.lagBlocks;
+    if (!t || t.height > tip) return null;
+    const inCache = tip + SLOT_OFFSET - t.slot <= this.opts.statusCacheSlots;
+    if (!inCache && (!searchTransactionHistory || t.slot < view.firstAvailableSlot)) return null;
+    const lag = view.lagBlocks;
     const confirmationStatus: Commitment =
-      this.heightAt('finalized') >= t.height ? 'finalized' : this.heightAt('confirmed') >= t.height ? 'confirmed' : 'processed';
+      this.heightAt('finalized', lag) >= t.height ? 'finalized' : this.heightAt('confirmed', lag) >= t.height ? 'confirmed' : 'processed';
     return {
       slot: t.slot,
-      confirmations: confirmationStatus === 'finalized' ? null : this.height - t.height,
+      confirmations: confirmationStatus === 'finalized' ? null : tip - t.height,
       err: t.err,
       status: t.err === null ? { Ok: null } : { Err: t.err },
       confirmationStatus,

@@ -4,7 +4,8 @@
 // payment detector, which finds transfers whoever sent them.
 import { address, getBase58Decoder, getCompiledTransactionMessageDecoder, type Transaction } from '@solana/kit';
 import { getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { Commitment, LocalChain } from './chain';
+import { FULL_VIEW, type Commitment, type LocalChain, type NodeView } from './chain';
+import { requireContextSlot } from './rpc-server';
 
 interface Balance {
   accountIndex: number;
@@ -25,8 +26,11 @@ interface Recorded {
 
 type Handler = (params: unknown[]) => unknown;
 
-/** Wrap the chain's LiteSVM so every executed transaction is recorded; returns the extra RPC handlers. */
-export function createHistory(chain: LocalChain): Record<string, Handler> {
+/**
+ * Wrap the chain's LiteSVM so every executed transaction is recorded; returns the extra RPC
+ * handlers as a node with view `view` serves them (its ledger starts at view.firstAvailableSlot).
+ */
+export function createHistory(chain: LocalChain): (view?: Readonly<NodeView>) => Record<string, Handler> {
   const recorded = new Map<string, Recorded>();
   const byAddress = new Map<string, string[]>(); // address -> signatures, oldest first
   const svm = chain.svm;
@@ -59,10 +63,10 @@ export function createHistory(chain: LocalChain): Record<string, Handler> {
   }) as typeof svm.sendTransaction;
 
   const commitmentOf = (cfg: unknown): Commitment => (cfg as { commitment?: Commitment } | undefined)?.commitment ?? 'finalized';
-  /** A landed transaction visible at commitment `c` (the chain's own status model decides). */
-  const visible = (sig: string, c: Commitment) => {
-    const st = chain.status(sig, true);
-    if (!st) return null;
+  /** A landed transaction in this node's ledger, visible at commitment `c` (the chain's own status model decides). */
+  const visible = (sig: string, c: Commitment, view: Readonly<NodeView>) => {
+    const st = chain.status(sig, true, view);
+    if (!st || st.slot < view.firstAvailableSlot) return null;
     const rank = { processed: 0, confirmed: 1, finalized: 2 } as const;
     return rank[st.confirmationStatus] >= rank[c] ? st : null;
   };
@@ -74,15 +78,16 @@ export function createHistory(chain: LocalChain): Record<string, Handler> {
     uiTokenAmount: { amount: b.amount.toString(), decimals: b.decimals, uiAmount: Number(b.amount) / 10 ** b.decimals, uiAmountString: String(Number(b.amount) / 10 ** b.decimals) },
   });
 
-  return {
+  return (view = FULL_VIEW) => ({
     getSignaturesForAddress: ([addr, cfg]) => {
       const c = (cfg ?? {}) as { commitment?: Commitment; limit?: number; until?: string; before?: string };
       if (c.commitment === 'processed') throw Object.assign(new Error('Method does not support commitment below `confirmed`'), { code: -32602 });
+      requireContextSlot(chain, view, cfg);
       const out: unknown[] = [];
       const sigs = [...(byAddress.get(String(addr)) ?? [])].reverse(); // newest first
       for (const sig of sigs) {
         if (sig === c.until) break;
-        const st = visible(sig, commitmentOf(cfg));
+        const st = visible(sig, commitmentOf(cfg), view);
         if (!st) continue;
         out.push({ signature: sig, slot: st.slot, err: st.err, memo: null, blockTime: recorded.get(sig)!.blockTime, confirmationStatus: st.confirmationStatus });
         if (out.length >= (c.limit ?? 1000)) break;
@@ -92,7 +97,7 @@ export function createHistory(chain: LocalChain): Record<string, Handler> {
     getTransaction: ([sig, cfg]) => {
       const c = (cfg ?? {}) as { encoding?: string; maxSupportedTransactionVersion?: number };
       if ((c.encoding ?? 'json') !== 'json') throw new Error('local solana: only json transaction encoding is served');
-      const st = visible(String(sig), commitmentOf(cfg));
+      const st = visible(String(sig), commitmentOf(cfg), view);
       const t = recorded.get(String(sig));
       if (!st || !t) return null;
       if (c.maxSupportedTransactionVersion === undefined) throw new Error('Transaction version (0) is not supported by the requesting client');
@@ -116,5 +121,5 @@ export function createHistory(chain: LocalChain): Record<string, Handler> {
         transaction: { signatures: [t.signature], message: { accountKeys: t.keys, recentBlockhash: t.blockhash, instructions: [], addressTableLookups: [] } },
       };
     },
-  };
+  });
 }

@@ -1,6 +1,6 @@
 // startLocalSolana(): a LiteSVM-backed Solana JSON-RPC server on a free port for tests and demos,
 // with switches for dropped transactions and dead upstreams, and helpers to mint and fund.
-import { address, lamports, none } from '@solana/kit';
+import { address, lamports, none, some } from '@solana/kit';
 import {
   AccountState,
   findAssociatedTokenPda,
@@ -9,7 +9,7 @@ import {
   getTokenEncoder,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { LocalChain, type ChainOptions } from './chain';
+import { LocalChain, type ChainOptions, type NodeView } from './chain';
 import { createHistory } from './history';
 import { createHandlers, dispatch, type RpcCounters } from './rpc-server';
 
@@ -20,21 +20,37 @@ export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 /** 'ok' serves; 'http500' answers every request with HTTP 500; 'down' closes the port. */
 export type Health = 'ok' | 'http500' | 'down';
 
+/** One JSON-RPC endpoint in front of the shared chain, with its own view of it. */
+export interface LocalNode {
+  url: string;
+  /** How this node sees the chain; change it at any time (e.g. firstAvailableSlot = chain.slot: restarted from a snapshot, no history). */
+  view: NodeView;
+  /** RPC calls by method, and methods that were called but are not served. */
+  counters: RpcCounters;
+  resetCounters(): void;
+  setHealth(h: Health): Promise<void>;
+  stop(): Promise<void>;
+}
+
 export interface LocalSolana {
   url: string;
   chain: LocalChain;
+  /** The main node's view of the chain (in sync, full history unless changed). */
+  view: NodeView;
   /** RPC calls by method, and methods that were called but are not served. */
   counters: RpcCounters;
   resetCounters(): void;
   /** Throws if any unserved method was called (fakes throw on the unexpected). */
   assertNoUnexpectedCalls(): void;
   setHealth(h: Health): Promise<void>;
+  /** Another RPC node on the same chain (another URL), e.g. one that is behind or has no history. */
+  addNode(view?: Partial<NodeView>): Promise<LocalNode>;
   /** Accept sendTransaction but never land anything while on. */
   setDropTransactions(on: boolean): void;
   createMint(opts: { address: string; decimals: number; tokenProgram?: string; supply?: bigint }): void;
   airdrop(owner: string, lamports: bigint): void;
-  /** Create or overwrite the owner's associated token account with this balance. */
-  setTokenBalance(mint: string, owner: string, amount: bigint): Promise<string>;
+  /** Create or overwrite the owner's associated token account with this balance (and a delegate allowed `delegatedAmount`). */
+  setTokenBalance(mint: string, owner: string, amount: bigint, delegate?: { address: string; amount: bigint }): Promise<string>;
   /** Token balance of the owner's associated token account; null when it does not exist. */
   tokenBalance(mint: string, owner: string): Promise<bigint | null>;
   solBalance(owner: string): bigint;
@@ -44,10 +60,10 @@ export interface LocalSolana {
 
 export interface LocalSolanaOptions extends ChainOptions {}
 
-export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<LocalSolana> {
-  const chain = new LocalChain(opts);
+/** Serve `chain` as a node with `view` on a free loopback port. */
+function serveNode(chain: LocalChain, history: ReturnType<typeof createHistory>, view: NodeView): LocalNode {
   // History (getSignaturesForAddress, getTransaction) recorded around LiteSVM's own execution.
-  const handlers = { ...createHandlers(chain), ...createHistory(chain) };
+  const handlers = { ...createHandlers(chain, view), ...history(view) };
   const counters: RpcCounters = { calls: {}, unexpected: [] };
   let health: Health = 'ok';
 
@@ -66,28 +82,55 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
 
   let server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch });
   const port = server.port;
-
-  const ata = async (mint: string, owner: string, tokenProgram: string = TOKEN_PROGRAM_ADDRESS) =>
-    (await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: address(tokenProgram) }))[0];
-
   return {
     url: `http://127.0.0.1:${port}`,
-    chain,
+    view,
     counters,
     resetCounters() {
       counters.calls = {};
       counters.unexpected.length = 0;
-    },
-    assertNoUnexpectedCalls() {
-      if (counters.unexpected.length > 0) {
-        throw new Error(`local solana: unexpected RPC methods called: ${[...new Set(counters.unexpected)].join(', ')}`);
-      }
     },
     async setHealth(h: Health) {
       if (h === health) return;
       if (health === 'down') server = Bun.serve({ port, hostname: '127.0.0.1', fetch });
       if (h === 'down') await server.stop(true);
       health = h;
+    },
+    async stop() {
+      if (health !== 'down') await server.stop(true);
+      health = 'down';
+    },
+  };
+}
+
+export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<LocalSolana> {
+  const chain = new LocalChain(opts);
+  const history = createHistory(chain);
+  const main = serveNode(chain, history, { lagBlocks: 0, firstAvailableSlot: 0 });
+  const extra: LocalNode[] = [];
+
+  const ata = async (mint: string, owner: string, tokenProgram: string = TOKEN_PROGRAM_ADDRESS) =>
+    (await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: address(tokenProgram) }))[0];
+
+  return {
+    url: main.url,
+    chain,
+    view: main.view,
+    get counters() {
+      return main.counters;
+    },
+    resetCounters: () => main.resetCounters(),
+    assertNoUnexpectedCalls() {
+      const unexpected = [main, ...extra].flatMap((n) => n.counters.unexpected);
+      if (unexpected.length > 0) {
+        throw new Error(`local solana: unexpected RPC methods called: ${[...new Set(unexpected)].join(', ')}`);
+      }
+    },
+    setHealth: (h) => main.setHealth(h),
+    async addNode(view = {}) {
+      const node = serveNode(chain, history, { lagBlocks: 0, firstAvailableSlot: 0, ...view });
+      extra.push(node);
+      return node;
     },
     setDropTransactions(on: boolean) {
       chain.dropTransactions = on;
@@ -113,7 +156,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
       const r = chain.svm.airdrop(address(owner), lamports(amount));
       if (!r || !('signature' in r)) throw new Error(`local solana: airdrop to ${owner} failed: ${String(r)}`);
     },
-    async setTokenBalance(mint: string, owner: string, amount: bigint) {
+    async setTokenBalance(mint: string, owner: string, amount: bigint, delegate?: { address: string; amount: bigint }) {
       const mintAccount = chain.svm.getAccount(address(mint));
       if (!mintAccount.exists) throw new Error(`local solana: mint ${mint} does not exist`);
       const tokenProgram = mintAccount.programAddress;
@@ -122,10 +165,10 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
         mint: address(mint),
         owner: address(owner),
         amount,
-        delegate: none(),
+        delegate: delegate ? some(address(delegate.address)) : none(),
         state: AccountState.Initialized,
         isNative: none(),
-        delegatedAmount: 0n,
+        delegatedAmount: delegate?.amount ?? 0n,
         closeAuthority: none(),
       });
       chain.svm.setAccount({
@@ -148,8 +191,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
     ata,
     async stop() {
       chain.stop();
-      if (health !== 'down') await server.stop(true);
-      health = 'down';
+      await Promise.all([main, ...extra].map((n) => n.stop()));
     },
   };
 }

@@ -2,12 +2,12 @@
 // response shapes. Unknown methods answer -32601 and are recorded; every call is counted.
 import { address } from '@solana/kit';
 import { getTokenDecoder } from '@solana-program/token';
-import { PreflightError, type Commitment, type LocalChain } from './chain';
+import { FULL_VIEW, PreflightError, type Commitment, type LocalChain, type NodeView } from './chain';
 
 type Params = unknown[];
 type Handler = (params: Params) => unknown;
 
-class RpcError extends Error {
+export class RpcError extends Error {
   constructor(readonly code: number, message: string, readonly data?: unknown) {
     super(message);
   }
@@ -23,8 +23,25 @@ export interface RpcCounters {
   unexpected: string[];
 }
 
-export function createHandlers(chain: LocalChain): Record<string, Handler> {
-  const ctx = (c: Commitment = 'processed') => ({ context: { slot: chain.slotAt(c) } });
+/**
+ * minContextSlot as a node enforces it: the bank at the asked commitment must have reached that
+ * slot, else -32016 (the caller asked a node that is behind what it already saw).
+ */
+export function requireContextSlot(chain: LocalChain, view: Readonly<NodeView>, cfg: unknown): void {
+  const min = (cfg as { minContextSlot?: unknown } | undefined)?.minContextSlot;
+  if (typeof min !== 'number') return;
+  const contextSlot = chain.slotAt(commitmentOf(cfg), view.lagBlocks);
+  if (contextSlot < min) throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot });
+}
+
+/** The methods as node `view` serves them (behind the tip by view.lagBlocks, ledger from view.firstAvailableSlot). */
+export function createHandlers(chain: LocalChain, view: Readonly<NodeView> = FULL_VIEW): Record<string, Handler> {
+  const ctx = (c: Commitment = 'processed') => ({ context: { slot: chain.slotAt(c, view.lagBlocks) } });
+  /** Wrap a handler whose config (at `at` in params) may carry minContextSlot. */
+  const atLeast = (at: number, h: Handler): Handler => (params) => {
+    requireContextSlot(chain, view, params[at]);
+    return h(params);
+  };
 
   const encodeAccount = (addr: string) => {
     const a = chain.svm.getAccount(address(addr));
@@ -52,21 +69,27 @@ export function createHandlers(chain: LocalChain): Record<string, Handler> {
 
   return {
     getHealth: () => 'ok',
-    getSlot: ([cfg]) => chain.slotAt(commitmentOf(cfg)),
-    getBlockHeight: ([cfg]) => chain.heightAt(commitmentOf(cfg)),
-    getLatestBlockhash: ([cfg]) => ({ ...ctx(commitmentOf(cfg)), value: chain.latestBlockhash(commitmentOf(cfg)) }),
-    isBlockhashValid: ([hash, cfg]) => ({ ...ctx(commitmentOf(cfg)), value: chain.isBlockhashValid(String(hash)) }),
+    getSlot: atLeast(0, ([cfg]) => chain.slotAt(commitmentOf(cfg), view.lagBlocks)),
+    getBlockHeight: atLeast(0, ([cfg]) => chain.heightAt(commitmentOf(cfg), view.lagBlocks)),
+    getLatestBlockhash: atLeast(0, ([cfg]) => ({ ...ctx(commitmentOf(cfg)), value: chain.latestBlockhash(commitmentOf(cfg), view.lagBlocks) })),
+    isBlockhashValid: atLeast(1, ([hash, cfg]) => ({
+      ...ctx(commitmentOf(cfg)),
+      value: chain.isBlockhashValid(String(hash), chain.heightAt(commitmentOf(cfg), view.lagBlocks)),
+    })),
+    // The lowest slot of this node's ledger: a history search finds nothing older.
+    getFirstAvailableBlock: () => view.firstAvailableSlot,
+    minimumLedgerSlot: () => view.firstAvailableSlot,
     getMinimumBalanceForRentExemption: ([size]) => Number(chain.svm.minimumBalanceForRentExemption(BigInt(Number(size)))),
     getBalance: ([addr, cfg]) => ({ ...ctx(commitmentOf(cfg)), value: Number(chain.svm.getBalance(address(asAddress(addr))) ?? 0n) }),
-    getAccountInfo: ([addr, cfg]) => {
+    getAccountInfo: atLeast(1, ([addr, cfg]) => {
       requireBase64(cfg);
       return { ...ctx(commitmentOf(cfg)), value: encodeAccount(asAddress(addr)) };
-    },
-    getMultipleAccounts: ([addrs, cfg]) => {
+    }),
+    getMultipleAccounts: atLeast(1, ([addrs, cfg]) => {
       requireBase64(cfg);
       if (!Array.isArray(addrs) || addrs.length > 100) throw new RpcError(-32602, 'Too many inputs provided; max 100');
       return { ...ctx(commitmentOf(cfg)), value: addrs.map((a) => encodeAccount(asAddress(a))) };
-    },
+    }),
     getTokenAccountBalance: ([addr, cfg]) => {
       const a = chain.svm.getAccount(address(asAddress(addr)));
       if (!a.exists) throw new RpcError(-32602, 'Invalid param: could not find account');
@@ -91,7 +114,7 @@ export function createHandlers(chain: LocalChain): Record<string, Handler> {
       if (!Array.isArray(sigs)) throw new RpcError(-32602, 'Invalid params');
       if (sigs.length > 256) throw new RpcError(-32602, 'Too many inputs provided; max 256');
       const search = (cfg as { searchTransactionHistory?: boolean } | undefined)?.searchTransactionHistory === true;
-      return { ...ctx(), value: sigs.map((s) => chain.status(String(s), search)) };
+      return { ...ctx(), value: sigs.map((s) => chain.status(String(s), search, view)) };
     },
     sendTransaction: ([wire, cfg]) => {
       const c = (cfg ?? {}) as { encoding?: string; skipPreflight?: boolean };

@@ -1,0 +1,138 @@
+// Contract 14 on Solana end to end: the real HTTP server over the local LiteSVM cluster, served
+// by two RPC nodes (the first may restart from a snapshot and lose its history). A payment that
+// landed while PayForge was down is never dropped by a node without history; a delegate's
+// self-transfer is refused before broadcast; two builds in a row are the same bytes; bytes that
+// landed are accepted after their blockhash expired.
+import { generateKeyPairSigner, getCompiledTransactionMessageDecoder, type KeyPairSigner } from '@solana/kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventTypes, expectError, waitFor } from '../support/api';
+import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalNode, type LocalSolana } from '../support/solana/local-solana';
+import { sendRaw, walletTransfer } from '../support/solana/transfer';
+import { signMessageBlob } from '../support/solana/wallet';
+import { startTestServer, type ApiClient, type TestServer } from '../support/server';
+
+const VALID_BLOCKS = 30;
+const STATUS_CACHE_SLOTS = 40;
+let sol: LocalSolana;
+let first: LocalNode;
+let s: TestServer;
+let api: ApiClient;
+let payer: KeyPairSigner;
+
+beforeAll(async () => {
+  sol = await startLocalSolana({ slotMs: 40, blockhashValidBlocks: VALID_BLOCKS, statusCacheSlots: STATUS_CACHE_SLOTS });
+  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
+  first = await sol.addNode();
+  payer = await generateKeyPairSigner();
+  sol.airdrop(payer.address, 10_000_000_000n);
+  await sol.setTokenBalance(DEVNET_USDC_MINT, payer.address, 1_000_000_000n);
+  s = await startTestServer({
+    networks: { [DEVNET_CHAIN]: { rpc: [first.url, sol.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } },
+  });
+  api = s.api(s.account({ plan: 'pro' }).key);
+});
+
+afterAll(async () => {
+  await s?.stop();
+  await sol?.stop();
+});
+
+async function create(requestor: string, amount: string) {
+  const r = await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount, requestor });
+  expect(r.status).toBe(201);
+  return r.body.intent as { id: string };
+}
+
+const blockhashOf = (blob: string): string =>
+  getCompiledTransactionMessageDecoder().decode(new Uint8Array(Buffer.from(blob, 'base64'))).lifetimeToken;
+
+const stateOf = (id: string, want: string) => async () => {
+  const r = await api.get(`/v1/intents/${id}`);
+  return r.body.intent.state === want ? r.body.intent : undefined;
+};
+
+describe('Solana verdicts from final evidence, end to end', () => {
+  it('landed and finalized while PayForge was down; the first node came back without history: no drop, finalized with every event', async () => {
+    first.view.firstAvailableSlot = 0;
+    const requestor = (await generateKeyPairSigner()).address;
+    const intent = await create(requestor, '6.5');
+    const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
+    const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
+    sol.chain.pause(); // it lands only once PayForge is down
+    let sig = '';
+    try {
+      const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
+      expect(sub.status, JSON.stringify(sub.body)).toBe(200);
+      expect(sub.body.intent.state).toBe('pending');
+      sig = sub.body.txSignature;
+    } finally {
+      await s.restart(async () => {
+        sol.chain.resume();
+        await waitFor(() => sol.chain.landedTx(sig), 20_000, 'landed');
+        const landed = sol.chain.landedTx(sig)!;
+        const lastValid = landed.height + VALID_BLOCKS; // its blockhash is older than the block it landed in
+        await waitFor(
+          () => sol.chain.heightAt('finalized') > lastValid + 1 && sol.chain.slot - landed.slot > STATUS_CACHE_SLOTS + 2,
+          30_000,
+          'finalized, expired and out of every status cache',
+        );
+        // The first node restarts from a snapshot taken now: its ledger has nothing older.
+        first.view.firstAvailableSlot = sol.chain.slot;
+      });
+    }
+    await waitFor(stateOf(intent.id, 'finalized'), 30_000, 'finalized');
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+    expect((await api.get(`/v1/intents/${intent.id}`)).body.intent).toMatchObject({ retryRequired: false, txSignature: sig });
+    expect(first.counters.calls.getFirstAvailableBlock ?? 0).toBeGreaterThan(0); // the first node was asked, and had no say
+    expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(6_500_000n);
+  }, 120_000);
+
+  it("a delegate's self-transfer on the requestor's account is refused before broadcast: 422 transaction.mismatch on source", async () => {
+    const requestor = await generateKeyPairSigner();
+    const delegate = await generateKeyPairSigner();
+    sol.airdrop(delegate.address, 1_000_000_000n);
+    const account = await sol.setTokenBalance(DEVNET_USDC_MINT, requestor.address, 9_000_000n, { address: delegate.address, amount: 9_000_000n });
+    const intent = await create(requestor.address, '3');
+    const t = await walletTransfer(sol, { signer: delegate, source: account, destination: account, mint: DEVNET_USDC_MINT, amount: 3_000_000n });
+    const sent = (sol.counters.calls.sendTransaction ?? 0) + (first.counters.calls.sendTransaction ?? 0);
+    const e = expectError(await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: t.wire }), 422, 'transaction.mismatch');
+    expect(e.details.differences).toEqual([expect.objectContaining({ field: 'source', actual: account })]);
+    expect((sol.counters.calls.sendTransaction ?? 0) + (first.counters.calls.sendTransaction ?? 0)).toBe(sent);
+    expect(sol.chain.landedTx(t.signature)).toBeUndefined();
+    expect((await api.get(`/v1/intents/${intent.id}`)).body.intent).toMatchObject({ state: 'created', txSignature: null });
+  });
+
+  it('two builds in a row answer the same bytes while the blockhash is valid', async () => {
+    const requestor = (await generateKeyPairSigner()).address;
+    const intent = await create(requestor, '1.75');
+    const one = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
+    expect(one.status).toBe(200);
+    await sol.chain.waitForHeight(sol.chain.height + 2); // a newer blockhash exists by now
+    const two = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
+    expect(two.status).toBe(200);
+    expect(two.body.transaction).toEqual(one.body.transaction);
+    expect(two.body.intent.ataRentLamports).toBe(one.body.intent.ataRentLamports);
+  });
+
+  it('bytes the wallet sent itself, submitted after their blockhash expired: 200, then finalized', async () => {
+    // The first node keeps no ledger: detection there cannot see the transfer, the submit must.
+    first.view.firstAvailableSlot = Number.MAX_SAFE_INTEGER;
+    try {
+      const requestor = (await generateKeyPairSigner()).address;
+      const intent = await create(requestor, '2.25');
+      const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
+      const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
+      const sig = sendRaw(sol, signed);
+      await waitFor(() => sol.chain.landedTx(sig), 20_000, 'landed');
+      await waitFor(() => !sol.chain.isBlockhashValid(blockhashOf(built.body.transaction.blob)), 20_000, 'blockhash expired');
+      const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
+      expect(sub.status, JSON.stringify(sub.body)).toBe(200);
+      expect(sub.body.txSignature).toBe(sig);
+      await waitFor(stateOf(intent.id, 'finalized'), 30_000, 'finalized');
+      expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+      expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(2_250_000n);
+    } finally {
+      first.view.firstAvailableSlot = 0;
+    }
+  }, 120_000);
+});
