@@ -28,6 +28,7 @@ import { qrSvg } from '../web/qr';
 import { liveSnapshot, maxEventSeq } from '../store/live-events';
 import { LIVE_JS, LIVE_ROWS, liveBody } from './live';
 import { createLiveFeed } from './live-feed';
+import { INTENT_LIVE_JS, intentStreamUrl } from './intent-live';
 
 export const DISABLED_MESSAGE = 'disabled: set PAYFORGE_ADMIN_TOKEN';
 
@@ -286,12 +287,17 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
       '/dashboard/intents/:id',
       view(async (ctx, s) => {
         const id = ctx.params.id!;
+        // Read before the intent: an event committed in between is then streamed as well as
+        // shown, and the page's script drops the repeat (by event id); none can be missed.
+        const afterSeq = maxEventSeq(d.db);
         const intent = ID_RE.test(id) ? d.services.intents.get(id) : null;
         if (!intent) return notFound('such intent', s);
+        const timeline = intentTimeline(d.db, intent.id);
         // The pay link and its QR: what a shop shows the payer (contract 12).
         const payUrl = payUrlOf(intent.payToken);
         const pay = payUrl === null ? null : { url: payUrl, qr: await qrSvg(payUrl) };
-        return htmlResponse(200, { title: intent.id, csrf: s.csrf, active: 'intents', body: intentBody(intent, intentTimeline(d.db, intent.id), pay) });
+        const body = intentBody(intent, timeline, pay, intentStreamUrl(intent, afterSeq));
+        return htmlResponse(200, { title: intent.id, csrf: s.csrf, active: 'intents', body, script: INTENT_LIVE_JS });
       }) as never,
       hide,
     )
@@ -319,10 +325,11 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         const q = ctx.query;
         if (!q.account || !ID_RE.test(q.account) || !getAccount(d.db, q.account)) return plain(404, 'No such account.');
         if (!isMode(q.mode)) return plain(400, 'mode must be test or live.');
+        if (q.intent !== undefined && !ID_RE.test(q.intent)) return plain(400, 'intent must be an intent id.');
         // A reconnecting browser says where it stopped (Last-Event-ID); a new one starts where its page's snapshot did.
         const cursor = [ctx.request.headers.get('last-event-id'), q.after].find((v) => v !== null && v !== undefined && /^[0-9]{1,15}$/.test(v));
         const afterSeq = cursor === undefined ? maxEventSeq(d.db) : Number(cursor);
-        const res = live.open({ accountId: q.account, mode: q.mode, afterSeq, until: s.expiresAt, signal: ctx.request.signal });
+        const res = live.open({ accountId: q.account, mode: q.mode, intentId: q.intent ?? null, afterSeq, until: s.expiresAt, signal: ctx.request.signal });
         return res ?? plain(503, 'No live stream available (too many open, or the server is stopping); try again.', { 'retry-after': '5' });
       }) as never,
       hide,

@@ -1,5 +1,5 @@
 // The live view's server-sent events: each open stream follows one account and mode's committed
-// events from its cursor. One shared timer (running only while a stream is open) reads the
+// events (or one intent's, for its page) from its cursor. One shared timer (running only while a stream is open) reads the
 // table's newest seq, which is nearly free; only when it moved does each stream run its own
 // indexed query. Nothing hooks into the writers: what a stream sends was read back from the
 // store after COMMIT, so an event that was rolled back is never shown.
@@ -45,6 +45,8 @@ export const toLiveWire = (r: LiveEventRow): LiveEventWire => ({
 interface Stream {
   accountId: string;
   mode: Mode;
+  /** One intent's events only (its own page), or null for the whole account and mode. */
+  intentId: string | null;
   /** Last event seq sent. */
   cursor: number;
   /** The table's newest seq when this stream last looked. */
@@ -57,7 +59,7 @@ interface Stream {
 
 export interface LiveFeed {
   /** An SSE response following `accountId`/`mode` after `afterSeq`; null when too many are open or closed. */
-  open(o: { accountId: string; mode: Mode; afterSeq: number; until: number; signal: AbortSignal }): Response | null;
+  open(o: { accountId: string; mode: Mode; intentId: string | null; afterSeq: number; until: number; signal: AbortSignal }): Response | null;
   /** End every stream and open no more (server shutdown: a graceful stop waits for open responses). */
   close(): void;
   /** Open streams (metrics, tests). */
@@ -95,7 +97,7 @@ export function createLiveFeed(db: Db, log: (level: 'warn', msg: string, f: Reco
   const pump = (s: Stream, max: number) => {
     s.seen = max;
     for (;;) {
-      const rows = liveEventsAfter(db, s.accountId, s.mode, s.cursor, BATCH);
+      const rows = liveEventsAfter(db, s.accountId, s.mode, s.cursor, BATCH, s.intentId);
       for (const r of rows) write(s, `id: ${r.seq}\nevent: intent\ndata: ${JSON.stringify(toLiveWire(r))}\n\n`);
       if (rows.length > 0) s.cursor = rows[rows.length - 1]!.seq;
       if (rows.length < BATCH || !streams.has(s)) return;
@@ -123,12 +125,12 @@ export function createLiveFeed(db: Db, log: (level: 'warn', msg: string, f: Reco
   };
 
   return {
-    open({ accountId, mode, afterSeq, until, signal }) {
+    open({ accountId, mode, intentId, afterSeq, until, signal }) {
       if (closed || streams.size >= MAX_STREAMS) return null;
       let stream: Stream | undefined;
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
-          stream = { accountId, mode, cursor: afterSeq, seen: -1, until, lastWrite: now(), controller };
+          stream = { accountId, mode, intentId, cursor: afterSeq, seen: -1, until, lastWrite: now(), controller };
           streams.add(stream);
           // The browser reconnects after 1 s if the connection drops, with Last-Event-ID.
           controller.enqueue(enc.encode('retry: 1000\n: live\n\n'));

@@ -139,6 +139,14 @@ function boxExit(c: { x: number; y: number }, p: { x: number; y: number }) {
 
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
+/** How a state and an arrow look, lit or not: also what the intent page's script sets when the state moves. */
+export const LOOK = {
+  node: { fill: '#ffffff', stroke: '#4a5568', width: 1.3, weight: 500 },
+  nodeLit: { fill: '#ffd54f', stroke: '#8a5a00', width: 2.5, weight: 700 },
+  edge: { stroke: '#9aa3b1', width: 1.2, marker: 'url(#arrow)' },
+  edgeLit: { stroke: '#b7791f', width: 2.2, marker: 'url(#arrow-lit)' },
+} as const;
+
 /**
  * The drawing. `current` is lit (one intent's page; null for none). With `counts` (the live
  * view) each state carries a badge with how many intents are in it, and every element the
@@ -158,10 +166,10 @@ export function machineSvg(current: string | null, counts?: Partial<Record<strin
   for (const e of edges.values()) {
     const a = pos.get(e.from)!;
     const b = pos.get(e.to)!;
-    const lit = e.from === current;
-    const stroke = lit ? '#b7791f' : '#9aa3b1';
-    const width_ = lit ? 2.2 : 1.2;
-    const marker = lit ? 'url(#arrow-lit)' : 'url(#arrow)';
+    const look = e.from === current ? LOOK.edgeLit : LOOK.edge;
+    const stroke = look.stroke;
+    const width_ = look.width;
+    const marker = look.marker;
     let d: string;
     if (e.from === e.to) {
       // A loop above the box: a context-only change (DETECTED, EXPIRE while pending, reorg).
@@ -187,8 +195,9 @@ export function machineSvg(current: string | null, counts?: Partial<Record<strin
   const nodes = graph.states.map((s) => {
     const p = pos.get(s)!;
     const isCurrent = s === current;
-    const fill = isCurrent ? '#ffd54f' : '#ffffff';
-    const stroke = isCurrent ? '#8a5a00' : '#4a5568';
+    const look = isCurrent ? LOOK.nodeLit : LOOK.node;
+    const fill = look.fill;
+    const stroke = look.stroke;
     const inner = graph.finals.has(s)
       ? html`<rect x="${r1(p.x - W / 2 + 3)}" y="${r1(p.y - H / 2 + 3)}" width="${W - 6}" height="${H - 6}" rx="6" fill="none" stroke="${stroke}" stroke-width="0.8"/>`
       : null;
@@ -197,7 +206,7 @@ export function machineSvg(current: string | null, counts?: Partial<Record<strin
       n === null
         ? null
         : html`<circle cx="${r1(p.x + W / 2 - 4)}" cy="${r1(p.y - H / 2 + 2)}" r="12" fill="#1c2330"/><text class="count" data-count-for="${s}" x="${r1(p.x + W / 2 - 4)}" y="${r1(p.y - H / 2 + 6)}" text-anchor="middle" font-size="11" font-weight="700" fill="#fff">${n}</text>`;
-    return html`<g class="state-node${isCurrent ? ' current' : ''}${n ? ' occupied' : ''}" data-state="${s}"><rect x="${r1(p.x - W / 2)}" y="${r1(p.y - H / 2)}" width="${W}" height="${H}" rx="8" fill="${fill}" stroke="${stroke}" stroke-width="${isCurrent ? 2.5 : 1.3}"/>${inner}<text x="${r1(p.x)}" y="${r1(p.y + 4.5)}" text-anchor="middle" font-size="13" font-weight="${isCurrent ? 700 : 500}" fill="#1c2330">${s}</text>${badge}</g>`;
+    return html`<g class="state-node${isCurrent ? ' current' : ''}${n ? ' occupied' : ''}" data-state="${s}"><rect x="${r1(p.x - W / 2)}" y="${r1(p.y - H / 2)}" width="${W}" height="${H}" rx="8" fill="${fill}" stroke="${stroke}" stroke-width="${look.width}"/>${inner}<text x="${r1(p.x)}" y="${r1(p.y + 4.5)}" text-anchor="middle" font-size="13" font-weight="${look.weight}" fill="#1c2330">${s}</text>${badge}</g>`;
   });
 
   const init = pos.get(graph.initial)!;
@@ -213,7 +222,7 @@ export function machineTable(current: string): Safe {
   const { graph } = layout();
   const rows = graph.transitions.map(
     (t) =>
-      html`<tr class="${t.from === current ? 'lit' : ''}"><td>${t.from}</td><td><code>${t.event}</code>${t.guard ? html` <span class="muted">[${t.guard}]</span>` : null}</td><td>${t.to === t.from ? html`<span class="muted">(stays)</span>` : t.to}</td></tr>`,
+      html`<tr class="${t.from === current ? 'lit' : ''}" data-from="${t.from}"><td>${t.from}</td><td><code>${t.event}</code>${t.guard ? html` <span class="muted">[${t.guard}]</span>` : null}</td><td>${t.to === t.from ? html`<span class="muted">(stays)</span>` : t.to}</td></tr>`,
   );
   return html`<div class="scroll"><table><thead><tr><th>from</th><th>event</th><th>to</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }

@@ -118,7 +118,8 @@ export function intentsBody(rows: IntentListRow[], hasMore: boolean, f: IntentFi
 ${hasMore && last ? html`<p><a href="/dashboard/intents?${filterQs({ before: String(last.seq) })}">Older →</a></p>` : null}`;
 }
 
-export function intentBody(intent: IntentRecord, timeline: TimelineEvent[], pay: { url: string; qr: string } | null = null): Safe {
+/** `stream`: the page follows the intent's events there (its script moves the drawing and the timeline). */
+export function intentBody(intent: IntentRecord, timeline: TimelineEvent[], pay: { url: string; qr: string } | null = null, stream: string | null = null): Safe {
   const w = toWire(intent);
   const fields: [string, unknown][] = [
     ['id', w.id],
@@ -149,22 +150,23 @@ export function intentBody(intent: IntentRecord, timeline: TimelineEvent[], pay:
     if (k === 'account') return html`<dt>${k}</dt><dd><a href="/dashboard/accounts/${enc(String(val))}"><code>${val}</code></a></dd>`;
     if (k === 'refund of') return html`<dt>${k}</dt><dd>${link(w.refundOf)}</dd>`;
     if (k === 'refunded by') return html`<dt>${k}</dt><dd>${link(w.refundedBy)}</dd>`;
-    return html`<dt>${k}</dt><dd class="mono">${val}</dd>`;
+    return html`<dt>${k}</dt><dd class="mono" data-field="${k}">${val}</dd>`;
   });
   const events = timeline.map(
     (e) =>
-      html`<tr><td>${fmtTime(e.createdAt)}</td><td><code>${e.type}</code></td><td>${e.state ? state(e.state) : '—'}</td><td><code>${e.id}</code></td><td>${e.deliveries ? `${e.delivered}/${e.deliveries} delivered` : 'no delivery'}</td></tr>`,
+      html`<tr data-event="${e.id}"><td>${fmtTime(e.createdAt)}</td><td><code>${e.type}</code></td><td>${e.state ? state(e.state) : '—'}</td><td><code>${e.id}</code></td><td>${e.deliveries ? `${e.delivered}/${e.deliveries} delivered` : 'no delivery'}</td></tr>`,
   );
   return html`<h1>Intent <code>${w.id}</code></h1>
+<div id="intent-live"${stream ? html` data-stream="${stream}" data-status="connecting"` : null}>
 <div class="row"><div><dl class="card">${dl}</dl>
 <h2>Metadata</h2><pre class="card mono metadata">${JSON.stringify(w.metadata, null, 2)}</pre></div>
 <div>${pay ? html`<h2 style="margin-top:0">Pay link</h2><div class="card pay-link"><p><a href="${pay.url}" class="mono">${pay.url}</a></p><div class="pay-qr" aria-label="QR code of the pay link">${new Safe(pay.qr)}</div></div>` : null}
-<h2>Lifecycle</h2>${machineSvg(w.state)}
-<details><summary>Transitions (those from <b>${w.state}</b> lit)</summary>${machineTable(w.state)}</details></div></div>
+<h2>Lifecycle${stream ? html` <span class="live-status muted" style="font-size:13px;font-weight:400">connecting…</span>` : null}</h2>${machineSvg(w.state)}
+<details><summary>Transitions (those from <b class="current-state">${w.state}</b> lit)</summary>${machineTable(w.state)}</details></div></div>
 <h2>Event timeline</h2>
 <div class="scroll"><table class="timeline"><thead><tr><th>at</th><th>event</th><th>state after</th><th>event id</th><th>webhooks</th></tr></thead>
-<tbody>${events.length ? events : html`<tr><td colspan="5" class="muted">No events.</td></tr>`}</tbody></table></div>
-<p><a href="/dashboard/deliveries?account=${enc(intent.accountId)}">Webhook deliveries of this account →</a></p>`;
+<tbody>${events.length ? events : html`<tr class="empty"><td colspan="5" class="muted">No events.</td></tr>`}</tbody></table></div>
+<p><a href="/dashboard/deliveries?account=${enc(intent.accountId)}">Webhook deliveries of this account →</a></p></div>`;
 }
 
 export function deliveriesBody(rows: DeliveryListRow[], hasMore: boolean, f: { status?: string; accountId?: string }, csrf: string, done?: string, error?: string | null): Safe {

@@ -57,8 +57,15 @@ export function maxEventSeq(db: Db): number {
   return db.sqlite.query<{ m: number | null }, []>('SELECT MAX(seq) AS m FROM events').get()?.m ?? 0;
 }
 
-/** Events of this account and mode after `afterSeq`, oldest first, at most `limit`. */
-export function liveEventsAfter(db: Db, accountId: string, mode: Mode, afterSeq: number, limit: number): LiveEventRow[] {
+/** Events of this account and mode (and of one intent, when given) after `afterSeq`, oldest first, at most `limit`. */
+export function liveEventsAfter(db: Db, accountId: string, mode: Mode, afterSeq: number, limit: number, intentId: string | null = null): LiveEventRow[] {
+  if (intentId !== null) {
+    return db.sqlite
+      .query<LiveEventRow, [string, string, string, number, number]>(
+        `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.intent_id = ? AND e.account_id = ? AND e.mode = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
+      )
+      .all(intentId, accountId, mode, afterSeq, limit);
+  }
   return db.sqlite
     .query<LiveEventRow, [string, string, number, number]>(
       `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.account_id = ? AND e.mode = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,

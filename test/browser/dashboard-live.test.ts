@@ -101,6 +101,51 @@ describe('dashboard live view in Chromium', () => {
     await w.context.close();
   });
 
+  it("an intent's own page follows it: the lit state, the state field and the timeline move without a reload", { timeout: 120_000 }, async () => {
+    const a = s.account({ name: 'Intent page shop' });
+    const api = s.api(a.key);
+    const id = (await api.post('/v1/intents', intentBody({ reference: 'followed' }))).body.intent.id as string;
+    const neighbour = (await api.post('/v1/intents', intentBody({ reference: 'neighbour' }))).body.intent.id as string;
+
+    const w = await watchedPage(await browser.get(), 'intent-live');
+    const { page } = w;
+    await page.goto(`${s.url}/dashboard`);
+    await page.type('input[name=token]', TOKEN);
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/dashboard/login"] button')]);
+    await page.goto(`${s.url}/dashboard/intents/${id}`);
+    await page.waitForSelector('#intent-live[data-status="live"]', { timeout: 10_000 });
+    expect(await page.$eval('svg g.state-node.current', (g) => g.getAttribute('data-state'))).toBe('created');
+    await page.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 7;
+    });
+
+    // The neighbour moves first: its event must not reach this page.
+    expect((await api.post(`/v1/test/intents/${neighbour}/simulate`, { targetState: 'failed' })).status).toBe(200);
+    expect((await api.post(`/v1/test/intents/${id}/simulate`, { targetState: 'confirmed' })).status).toBe(200);
+    await page.waitForSelector('svg g.state-node.current[data-state="confirmed"]', { timeout: 15_000 });
+    expect(await page.$$eval('svg g.state-node.current', (gs) => gs.length)).toBe(1);
+    // Lit exactly as the server lights it: compare with a fresh render of the same state.
+    const look = (p: Page) =>
+      p.$$eval('svg g.state-node, svg path.edge', (els) =>
+        els.map((e) => {
+          const r = e.tagName === 'g' ? e.querySelector('rect')! : e;
+          return [e.getAttribute('data-state') ?? `${e.getAttribute('data-from')}>${e.getAttribute('data-to')}`, r.getAttribute('fill'), r.getAttribute('stroke'), r.getAttribute('stroke-width'), e.getAttribute('marker-end')];
+        }),
+      );
+    const moved = await look(page);
+    expect(await page.$eval('dd[data-field="state"]', (e) => e.textContent)).toBe('confirmed');
+    expect(await page.$eval('b.current-state', (e) => e.textContent)).toBe('confirmed');
+    expect(await page.$$eval('table.timeline tbody tr', (rows) => rows.map((r) => r.querySelectorAll('td')[1]!.textContent))).toEqual(['intent.created', 'intent.confirmed']);
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(7);
+    expect(await page.$eval('main', (m) => m.textContent ?? '')).not.toContain(neighbour);
+    await w.shot('confirmed');
+
+    await page.reload();
+    expect(await look(page)).toEqual(moved);
+    expect(w.problems).toEqual([]);
+    await w.context.close();
+  });
+
   it('fits a 390 px phone: the drawing and tables stay inside the window', { timeout: 60_000 }, async () => {
     const a = s.account({ name: 'Narrow shop' });
     expect((await s.api(a.key).post('/v1/intents', intentBody({ reference: 'a-long-reference-for-a-narrow-screen-0123456789' }))).status).toBe(201);

@@ -154,6 +154,22 @@ describe('dashboard live events', () => {
     all.close();
   });
 
+  it("with ?intent= follows that intent's events only (its own page)", async () => {
+    const a = s.account();
+    const one = (await s.api(a.key).post('/v1/intents', intentBody())).body.intent.id as string;
+    const two = (await s.api(a.key).post('/v1/intents', intentBody())).body.intent.id as string;
+    expect((await fetch(`${s.url}/dashboard/live/events?account=${a.accountId}&mode=test&intent=no%20such`, { headers: { cookie } })).status).toBe(400);
+    const sse = await openSse(`${s.url}/dashboard/live/events?account=${a.accountId}&mode=test&intent=${one}&after=0`, { cookie });
+    expect((await s.api(a.key).post(`/v1/test/intents/${two}/simulate`, { targetState: 'confirmed' })).status).toBe(200);
+    expect((await s.api(a.key).post(`/v1/test/intents/${one}/simulate`, { targetState: 'failed' })).status).toBe(200);
+    await sse.until((ev) => parsed(ev).some((e) => e.type === 'intent.failed'), 'intent.failed');
+    expect(parsed(sse.events).map((e) => [e.type, e.intentId, e.to])).toEqual([
+      ['intent.created', one, 'created'],
+      ['intent.failed', one, 'failed'],
+    ]);
+    sse.close();
+  });
+
   it('a server stop ends open streams instead of waiting for them', async () => {
     const own = await startTestServer({ adminToken: TOKEN });
     let stopped = false;
