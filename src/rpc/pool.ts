@@ -177,8 +177,8 @@ export function createRpcPool(opts: RpcPoolOptions): RpcPool {
     },
     pinEach() {
       // No probe slot is claimed here: a view's own answers feed its upstream's breaker.
-      const now = Date.now();
-      return upstreams.filter((u) => u.breaker.state(now) !== 'open').map(pinned);
+      const t = now();
+      return upstreams.filter((u) => u.breaker.state(t) !== 'open').map(pinned);
     },
     status() {
       const t = now();

@@ -114,6 +114,24 @@ describe('Solana verdicts from final evidence, end to end', () => {
     expect(two.body.intent.ataRentLamports).toBe(one.body.intent.ataRentLamports);
   });
 
+  it('submit by signature of a transfer the first node has no ledger for: read, whole, from the next node', async () => {
+    first.view.firstAvailableSlot = Number.MAX_SAFE_INTEGER;
+    try {
+      const requestor = (await generateKeyPairSigner()).address;
+      const destination = await sol.setTokenBalance(DEVNET_USDC_MINT, requestor, 0n);
+      const t = await walletTransfer(sol, { signer: payer, source: await sol.ata(DEVNET_USDC_MINT, payer.address), destination, mint: DEVNET_USDC_MINT, amount: 1_100_000n });
+      sendRaw(sol, t.wire);
+      await waitFor(() => sol.chain.status(t.signature, false)?.confirmationStatus === 'finalized', 20_000, 'finalized on chain');
+      const intent = await create(requestor, '1.1');
+      const sub = await api.post(`/v1/intents/${intent.id}/submit`, { txSignature: t.signature });
+      expect(sub.status, JSON.stringify(sub.body)).toBe(200);
+      expect(sub.body.intent).toMatchObject({ state: 'finalized', fulfiller: payer.address });
+      expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+    } finally {
+      first.view.firstAvailableSlot = 0;
+    }
+  }, 60_000);
+
   it('bytes the wallet sent itself, submitted after their blockhash expired: 200, then finalized', async () => {
     // The first node keeps no ledger: detection there cannot see the transfer, the submit must.
     first.view.firstAvailableSlot = Number.MAX_SAFE_INTEGER;

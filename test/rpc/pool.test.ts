@@ -127,6 +127,20 @@ describe('createRpcPool', () => {
     expect((e.cause as Error).message).toContain('HTTP 500');
   });
 
+  it('pinEach: one pinned view per upstream whose breaker is not open, in order; each answers only from its own', async () => {
+    const a = status(500);
+    const b = answering('from b');
+    const c = answering('from c');
+    const p = pool([a.url, b.url, c.url], { breakerFailures: 1, breakerCooldownMs: 60_000 });
+    expect(p.pinEach!().map((v) => v.pinnedTo)).toEqual([p.status()[0]!.url, p.status()[1]!.url, p.status()[2]!.url]);
+    await refusal(p.pinEach!()[0]!.call('x')); // a pinned view never fails over
+    expect(b.hits()).toBe(0);
+    const views = p.pinEach!();
+    expect(views.map((v) => v.pinnedTo)).toEqual([p.status()[1]!.url, p.status()[2]!.url]); // a's breaker is open
+    expect(await views[1]!.call('x')).toBe('from c');
+    expect(views[0]!.pinEach!()).toEqual([views[0]]);
+  });
+
   it('sends batches as one request and returns the array', async () => {
     const dead = await deadUrl();
     const up = answering('0x1');

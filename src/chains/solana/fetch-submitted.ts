@@ -8,7 +8,7 @@ import type { RpcPool } from '../../rpc/types';
 import type { ChainIntent, FetchedSubmission, Network } from '../types';
 import { associatedTokenAddress } from './ata';
 import { accountKeys, tokenMovements } from './movement';
-import { getSignatureStatuses, getTransaction, type RpcTransaction } from './rpc';
+import { getSignatureStatuses, getTransaction, type RpcSignatureStatus, type RpcTransaction } from './rpc';
 
 interface Difference {
   field: string;
@@ -31,12 +31,9 @@ export async function fetchSubmitted(network: Network, pool: RpcPool, intent: Ch
       param: 'txSignature',
       details: { tx_signature: txSignature, chain: network.chain },
     });
-  // One node for every read behind this answer (contract 14).
-  const rpc = pool.pin();
-  const [status] = await getSignatureStatuses(rpc, [txSignature], true);
-  if (!status || status.confirmationStatus === null || status.confirmationStatus === 'processed') throw notFound();
-  const got = await getTransaction(rpc, txSignature, 'confirmed');
-  if (!got?.meta) throw notFound();
+  const found = await readFromOneNode(pool, txSignature);
+  if (!found) throw notFound();
+  const { status, got } = found;
 
   const feePayer = accountKeys(got)[0] ?? '';
   const mismatch = (differences: Difference[]) =>
@@ -59,6 +56,29 @@ export async function fetchSubmitted(network: Network, pool: RpcPool, intent: Ch
     watchData: { slot: got.slot, blockhash: got.transaction.message.recentBlockhash ?? null },
     commitment: failed ? 'failed' : status.confirmationStatus === 'finalized' ? 'finalized' : 'confirmed',
   };
+}
+
+/**
+ * The status and the transaction, both from ONE node (contract 14), asking each upstream in turn
+ * until one has it at confirmed or better (a node whose ledger starts later may not): null when
+ * every node answered and none has it; otherwise the last node's trouble is thrown.
+ */
+async function readFromOneNode(pool: RpcPool, txSignature: string): Promise<{ status: RpcSignatureStatus; got: RpcTransaction & { meta: object } } | null> {
+  const nodes = pool.pinEach?.() ?? [];
+  let trouble: unknown = null;
+  for (const node of nodes.length > 0 ? nodes : [pool.pin()]) {
+    try {
+      const [status] = await getSignatureStatuses(node, [txSignature], true);
+      if (!status || status.confirmationStatus === null || status.confirmationStatus === 'processed') continue;
+      const got = await getTransaction(node, txSignature, 'confirmed');
+      if (got?.meta) return { status, got: got as RpcTransaction & { meta: object } };
+    } catch (e) {
+      trouble = e;
+    }
+  }
+  // A node that failed to answer may be the one that has it: "not found" would be a guess.
+  if (trouble !== null) throw trouble;
+  return null;
 }
 
 /** What the token balances say moved, against what the intent asks for; empty = it pays. */
