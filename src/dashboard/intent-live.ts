@@ -5,6 +5,7 @@
 // script looks exactly like one lit by the server.
 import { enc } from './html';
 import { LOOK } from './machine-svg';
+import { EVENT_SUMMARIES } from './event-summaries';
 
 /** Where the intent page's script listens: its account and mode, this intent only, after `afterSeq`. */
 export const intentStreamUrl = (i: { id: string; accountId: string; mode: string }, afterSeq: number): string =>
@@ -16,6 +17,7 @@ var root=document.getElementById('intent-live');if(!root||!root.getAttribute('da
 var L=${JSON.stringify(LOOK)};
 var status=root.querySelector('.live-status');
 var NAME=/^[a-z_]{1,40}$/,ID=/^[A-Za-z0-9_]{1,80}$/;
+var SUMMARY=${JSON.stringify(EVENT_SUMMARIES)};
 function setStatus(s,t){root.setAttribute('data-status',s);if(status)status.textContent=t;}
 function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;if(text!=null)e.textContent=String(text);return e;}
 function td(child){var c=el('td');if(typeof child==='string')c.textContent=child;else c.appendChild(child);return c;}
@@ -42,7 +44,7 @@ function apply(e){
   var tbody=root.querySelector('table.timeline tbody');
   var empty=tbody.querySelector('tr.empty');if(empty)empty.remove();
   var tr=el('tr','fresh');tr.setAttribute('data-event',e.id);
-  tr.appendChild(td(new Date(e.at).toISOString()));tr.appendChild(td(el('code',null,e.type)));
+  tr.appendChild(td(new Date(e.at).toISOString()));var code=el('code',null,e.type);if(Object.prototype.hasOwnProperty.call(SUMMARY,e.type))code.title=SUMMARY[e.type];tr.appendChild(td(code));
   tr.appendChild(e.to&&NAME.test(e.to)?td(badge(e.to)):td('\\u2014'));tr.appendChild(td(el('code',null,e.id)));tr.appendChild(td('\\u2014'));
   tbody.appendChild(tr);
   if(e.to&&NAME.test(e.to))setCurrent(e.to);

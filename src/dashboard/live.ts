@@ -9,6 +9,7 @@ import { INTENT_STATES, type Mode } from '../domain/intent';
 import { formatAmount } from '../domain/money';
 import { enc, fmtTime, html, type Safe } from './html';
 import { machineSvg } from './machine-svg';
+import { EVENT_SUMMARIES, eventSummary } from './event-summaries';
 
 /** Rows kept in each table; the script trims to the same. */
 export const LIVE_ROWS = 50;
@@ -31,7 +32,7 @@ const state = (s: string) => html`<span class="state ${s}">${s}</span>`;
 const intentLink = (id: string) => html`<a href="/dashboard/intents/${enc(id)}"><code>${id}</code></a>`;
 
 function eventRow(e: LiveEventRow): Safe {
-  return html`<tr data-seq="${e.seq}"><td>${fmtTime(e.createdAt)}</td><td><code>${e.type}</code></td><td>${e.intentId ? intentLink(e.intentId) : '—'}</td><td class="transition">${transitionText(e.fromState, e.state)}</td></tr>`;
+  return html`<tr data-seq="${e.seq}"><td>${fmtTime(e.createdAt)}</td><td><code title="${eventSummary(e.type)}">${e.type}</code></td><td>${e.intentId ? intentLink(e.intentId) : '—'}</td><td class="transition">${transitionText(e.fromState, e.state)}</td></tr>`;
 }
 
 export function liveBody(v: LiveView): Safe {
@@ -73,7 +74,9 @@ var root=document.getElementById('live');if(!root||!window.EventSource)return;
 var max=Number(root.getAttribute('data-rows'))||50;
 var status=root.querySelector('.live-status');
 var NAME=/^[a-z_]{1,40}$/,ID=/^[A-Za-z0-9_]{1,80}$/;
+var SUMMARY=${JSON.stringify(EVENT_SUMMARIES)};
 function setStatus(s,t){root.setAttribute('data-status',s);status.textContent=t;}
+function typeCode(type){var c=el('code',null,type);if(Object.prototype.hasOwnProperty.call(SUMMARY,type))c.title=SUMMARY[type];return c;}
 function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;if(text!=null)e.textContent=String(text);return e;}
 function td(child){var c=el('td');if(child!=null){if(typeof child==='string')c.textContent=child;else c.appendChild(child);}return c;}
 function link(id){var a=el('a');a.href='/dashboard/intents/'+encodeURIComponent(id);a.appendChild(el('code',null,id));return a;}
@@ -99,7 +102,7 @@ function apply(e){
   if(e.to&&e.from!==e.to){bump(e.from,-1);bump(e.to,1);}
   if(e.to)light(e.from,e.to);
   var ev=el('tr','fresh');ev.setAttribute('data-seq',String(e.seq));
-  ev.appendChild(td(new Date(e.at).toISOString()));ev.appendChild(td(el('code',null,e.type)));
+  ev.appendChild(td(new Date(e.at).toISOString()));ev.appendChild(td(typeCode(e.type)));
   ev.appendChild(td(e.intentId?link(e.intentId):'\\u2014'));var tc=td(text(e.from,e.to));tc.className='transition';ev.appendChild(tc);
   prepend(root.querySelector('table.events tbody'),ev);
   if(!e.intentId||!ID.test(e.intentId)||!e.to||!NAME.test(e.to))return;

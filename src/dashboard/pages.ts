@@ -6,6 +6,7 @@ import { INTENT_STATES, toWire, type IntentRecord } from '../domain/intent';
 import { formatAmount } from '../domain/money';
 import { csrfField, enc, fmtTime, html, Safe } from './html';
 import { machineSvg, machineTable } from './machine-svg';
+import { eventSummary } from './event-summaries';
 import type { DeliveryListRow, EndpointInfo, IntentFilter, IntentListRow, TimelineEvent } from './queries';
 
 // A Map: ?done= comes from the URL, and ?done=constructor must find nothing.
@@ -154,7 +155,7 @@ export function intentBody(intent: IntentRecord, timeline: TimelineEvent[], pay:
   });
   const events = timeline.map(
     (e) =>
-      html`<tr data-event="${e.id}"><td>${fmtTime(e.createdAt)}</td><td><code>${e.type}</code></td><td>${e.state ? state(e.state) : '—'}</td><td><code>${e.id}</code></td><td>${e.deliveries ? `${e.delivered}/${e.deliveries} delivered` : 'no delivery'}</td></tr>`,
+      html`<tr data-event="${e.id}"><td>${fmtTime(e.createdAt)}</td><td><code title="${eventSummary(e.type)}">${e.type}</code></td><td>${e.state ? state(e.state) : '—'}</td><td><code>${e.id}</code></td><td>${e.deliveries ? `${e.delivered}/${e.deliveries} delivered` : 'no delivery'}</td></tr>`,
   );
   return html`<h1>Intent <code>${w.id}</code></h1>
 <div id="intent-live"${stream ? html` data-stream="${stream}" data-status="connecting"` : null}>

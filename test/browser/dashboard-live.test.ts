@@ -74,6 +74,14 @@ describe('dashboard live view in Chromium', () => {
       ['intent.created', fresh, 'start → created'],
       ['intent.created', before, 'start → created'],
     ]);
+    // Each event says what it means on hover, for rows the server drew and rows the script added.
+    expect(await page.$$eval('table.events tbody tr[data-seq] td:nth-child(2) code', (cs) => cs.map((c) => c.getAttribute('title')))).toEqual([
+      'Its time ran out before a payment.',
+      'The payment is final on chain.',
+      'The payment has the configured confirmations; not final yet.',
+      'The intent was created (a refund intent too); it waits for a payment.',
+      'The intent was created (a refund intent too); it waits for a payment.',
+    ]);
     // The intents table: the new one added, both in their current state.
     expect(await page.$eval(`table.intents tr[data-intent="${fresh}"]`, (r) => r.getAttribute('data-state'))).toBe('expired');
     expect(await page.$eval(`table.intents tr[data-intent="${before}"]`, (r) => r.getAttribute('data-state'))).toBe('finalized');
@@ -136,6 +144,10 @@ describe('dashboard live view in Chromium', () => {
     expect(await page.$eval('dd[data-field="state"]', (e) => e.textContent)).toBe('confirmed');
     expect(await page.$eval('b.current-state', (e) => e.textContent)).toBe('confirmed');
     expect(await page.$$eval('table.timeline tbody tr', (rows) => rows.map((r) => r.querySelectorAll('td')[1]!.textContent))).toEqual(['intent.created', 'intent.confirmed']);
+    expect(await page.$$eval('table.timeline tbody code[title]', (cs) => cs.map((c) => c.getAttribute('title')))).toEqual([
+      'The intent was created (a refund intent too); it waits for a payment.',
+      'The payment has the configured confirmations; not final yet.',
+    ]);
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(7);
     expect(await page.$eval('main', (m) => m.textContent ?? '')).not.toContain(neighbour);
     await w.shot('confirmed');

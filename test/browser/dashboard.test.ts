@@ -148,7 +148,7 @@ describe('dashboard in Chromium', () => {
 
     const w = await watchedPage(await browser.get(), 'layout');
     await login(w);
-    const paths = ['/dashboard', `/dashboard/accounts/${accountId}`, '/dashboard/intents', `/dashboard/intents/${intentId}`, '/dashboard/deliveries'];
+    const paths = ['/dashboard', `/dashboard/accounts/${accountId}`, '/dashboard/intents', `/dashboard/intents/${intentId}`, '/dashboard/deliveries', `/dashboard/live?account=${accountId}&mode=test`];
     for (const width of [390, 1440]) {
       await w.page.setViewport({ width, height: 900 });
       for (const path of paths) {
