@@ -23,7 +23,9 @@ import { getPublicUrl, setPublicUrl } from './domain/pay-url';
 import { registerAccountNames } from './domain/account-names';
 import { payRoutes } from './pay/index';
 import { openDb, type Db } from './store/db';
+import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommitter } from './store/group-commit';
+import { createWalSync } from './store/wal-sync';
 import { createIdempotencyRepo } from './store/idempotency';
 import { createDetectionRepo } from './store/detection';
 import { createIntentRepo } from './store/intents';
@@ -49,13 +51,19 @@ const RECONCILE_INTERVAL_MS = 2_000;
 export function createCore(config: Config, opts: CoreOptions = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
   const db: Db = openDb(config.db);
-  const committer = createGroupCommitter(db.sqlite);
+  // A file database syncs its WAL off the event loop and checkpoints on a worker thread.
+  const walSync = config.db === ':memory:' ? null : createWalSync(config.db);
+  const committer = createGroupCommitter(db.sqlite, 512, walSync);
+  const checkpointer = walSync
+    ? startCheckpointer({ dbPath: config.db, sqlite: db.sqlite, committer, log: (level, msg, f) => log(level, msg, f) })
+    : null;
   const intents = createIntentRepo(db.sqlite);
   const idempotency = createIdempotencyRepo(db.sqlite);
   const chains = createChainRegistry(config, { solana: createSolanaAdapter({ log }), evm: createEvmAdapter({ log }), ...opts.adapters });
   const screener = createScreener(config.screening);
   const submissions = createSubmissionRepo(db.sqlite);
-  const dispatcher = createDispatcher({ db, config, log });
+  // A delivery is sent only once the commit that queued it is on disk (see durable()).
+  const dispatcher = createDispatcher({ db, config, log, durable: () => committer.durable() });
   let runtime: Runtime;
   const chainWatch = createChainWatch(chains, intents, () => runtime, (msg, f) => log('warn', msg, f), submissions);
   runtime = createRuntime({
@@ -150,6 +158,8 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     log,
     /** End the surfaces' endless responses (before a graceful HTTP stop, which waits for them). */
     endStreams,
+    /** null, or a promise that settles once every commit so far is on disk: responses wait on it. */
+    durable: () => committer.durable(),
     /** Rehydrate live intents (expiring overdue ones), start the dispatcher. */
     boot(): number {
       // Queued before any deadline can fire: a transaction recorded before a crash is applied
@@ -175,6 +185,9 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       await chainWatch.stop();
       committer.flush();
       runtime.stop();
+      await committer.drain();
+      await checkpointer?.stop();
+      walSync?.close();
       unregisterNames();
       db.close();
     },

@@ -4,6 +4,7 @@ import { bootstrapIfEmpty } from './bootstrap';
 import { createCore, type CoreOptions } from './compose';
 import { errorResponse } from './api/errors';
 import { readCapped, tooLarge } from './api/json-body';
+import { AppError } from './domain/errors';
 import { newId } from './domain/ids';
 import { createStatelyInspector } from './actors/inspector';
 import { createLogger } from './log';
@@ -45,7 +46,18 @@ export async function startServer(config: Config, opts: { bootstrap: boolean } &
         if (body === null) return errorResponse(tooLarge(), newId('req', 20));
         req = new Request(req.url, { method: req.method, headers: req.headers, body: body as Uint8Array<ArrayBuffer> });
       }
-      return core.app.handle(req);
+      const res = await core.app.handle(req);
+      // Group-committed writes are acknowledged only once their WAL sync returns; a response
+      // that merely read one of them waits for that sync too (usually none is under way).
+      const durable = core.durable();
+      if (durable) {
+        try {
+          await durable;
+        } catch {
+          return errorResponse(new AppError('internal.error', 'The database could not make its last writes durable.'), newId('req', 20));
+        }
+      }
+      return res;
     },
   });
   core.boot();

@@ -9,6 +9,9 @@ import { Database } from 'bun:sqlite';
 import { validate } from '../../src/config';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.types';
 import { startServer } from '../../src/server';
+import { openDb } from '../../src/store/db';
+import { setEndpoint } from '../../src/webhooks/set-endpoint';
+import { firstLine } from '../support/child';
 import { env } from '../support/env';
 import { machine } from '../support/machine';
 import { writeResults } from '../support/results-md';
@@ -21,6 +24,8 @@ const which = Bun.which('wrk');
 const LOADGEN = (process.env.BENCH_LOADGEN ?? (which ? 'wrk' : 'bun')) as 'wrk' | 'bun';
 if (LOADGEN === 'wrk' && !which) throw new Error('BENCH_LOADGEN=wrk but wrk is not on PATH');
 const WRITE = process.argv.includes('--write');
+// BENCH_BASELINE=0 skips the hello-world run (for `bun --cpu-prof` of the server alone).
+const BASELINE = process.env.BENCH_BASELINE !== '0';
 const HERE = import.meta.dir;
 
 const BODY = JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '12.34', requestor: '0x1111111111111111111111111111111111111111' });
@@ -97,18 +102,26 @@ async function runBaseline(): Promise<LoadResult> {
 }
 
 // --- PayForge: the real server on a temp database ----------------------------------------------
-async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: number; rows: number; created201: number }> {
+// As a user runs it: a webhook endpoint is configured, so every create also queues its
+// intent.created delivery and the dispatcher sends it (to a receiver in its own process).
+async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: number; rows: number; created201: number; delivered: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'payforge-bench-'));
   const db = join(dir, 'payforge.db');
+  const base = structuredClone(DEFAULT_CONFIG);
   const config: Config = validate({
-    ...structuredClone(DEFAULT_CONFIG),
+    ...base,
     port: 0,
     db,
     logLevel: 'error',
     rateLimit: { perSecond: 1_000_000_000, burst: 1_000_000_000 },
+    webhooks: { ...base.webhooks, allowPrivateUrls: true },
   });
+  const receiver = Bun.spawn([process.execPath, join(HERE, '../webhooks/receiver-proc.ts'), '1'], { stdout: 'pipe', stderr: 'inherit' });
+  const [receiverPort] = await firstLine<number[]>(receiver.stdout);
   const server = await startServer(config, { bootstrap: true });
   try {
+    const side = openDb(db);
+    await setEndpoint(side, config, { accountId: server.bootstrapAccount!, mode: 'test', url: `http://127.0.0.1:${receiverPort}/hook` });
     const t: Target = { url: server.url, path: '/v1/intents', auth: `Bearer ${server.bootstrapKey}`, expect: 201 };
     const warm = await load(t, WARMUP);
     if (errors(warm) > 0) throw new Error(`warm-up errors: ${errors(warm)} (${warm.sample})`);
@@ -117,19 +130,23 @@ async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: 
     const r = await load(t, SECONDS);
     const b1 = await metric(server.url, 'payforge_commit_batches_total');
     const w1 = await metric(server.url, 'payforge_commit_writes_total');
+    side.close();
     await server.stop();
     // Every 201 must be a committed row: count them through a fresh connection after shutdown.
     const check = new Database(db, { readonly: true });
     const rows = (check.query('SELECT count(*) AS n FROM intents').get() as { n: number }).n;
+    const delivered = (check.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'delivered'").get() as { n: number }).n;
     check.close();
-    return { r, batches: b1 - b0, writes: w1 - w0, rows, created201: warm.ok + r.ok };
+    return { r, batches: b1 - b0, writes: w1 - w0, rows, created201: warm.ok + r.ok, delivered };
   } finally {
     await server.stop().catch(() => {});
+    receiver.kill('SIGTERM');
+    await receiver.exited;
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const base = await runBaseline();
+const base = BASELINE ? await runBaseline() : ({ requests: 1, duration_us: 1, ok: 0, bad: 0, socket_errors: 0, p50_us: 0, p90_us: 0, p99_us: 0, max_us: 0, mean_us: 0, sample: '' } as LoadResult);
 const pf = await runPayForge();
 
 const pfRps = rps(pf.r);
@@ -138,7 +155,7 @@ const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const gen = LOADGEN === 'wrk' ? `wrk -t${Math.min(THREADS, CONNECTIONS)} -c${CONNECTIONS}` : `bun load.ts (${CONNECTIONS} fetch loops)`;
 const md = [
   `Run ${date} · ${machine()}`,
-  `Load: ${gen}, ${WARMUP} s warm-up then ${SECONDS} s, POST with the same JSON body to both servers, loopback; the load generator shares the machine's cores with the server.`,
+  `Load: ${gen}, ${WARMUP} s warm-up then ${SECONDS} s, POST with the same JSON body to both servers, loopback; the load generator shares the machine's cores with the server. PayForge has a webhook endpoint configured (a receiver in its own process answering 200), so each create queues and sends its intent.created delivery.`,
   '',
   '| server | requests/s | p50 ms | p99 ms | max ms | errors | server CPU µs/request |',
   '|---|---:|---:|---:|---:|---:|---:|',
@@ -148,7 +165,7 @@ const md = [
   `PayForge / baseline: **${((pfRps / baseRps) * 100).toFixed(1)} %**. ` +
     `Commits: ${(pf.batches / (pf.r.duration_us / 1e6)).toFixed(0)}/s for ${(pf.writes / (pf.r.duration_us / 1e6)).toFixed(0)} writes/s ` +
     `(mean group-commit batch ${(pf.writes / Math.max(1, pf.batches)).toFixed(1)}). ` +
-    `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run).`,
+    `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.delivered}.`,
 ].join('\n');
 
 console.log(md);

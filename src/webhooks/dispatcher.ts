@@ -22,6 +22,12 @@ export interface DispatcherDeps {
   lookup?: Lookup;
   now?: () => number;
   random?: () => number;
+  /**
+   * null when every commit is on disk, else a promise that settles once they are: a claimed row
+   * may come from a batch whose WAL sync is still under way, and an event must never reach a
+   * receiver before the transition that made it is durable.
+   */
+  durable?: () => Promise<void> | null;
 }
 
 export interface DispatcherStats {
@@ -106,17 +112,29 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     if (stopped) return;
     const deep = deepPending;
     deepPending = false;
+    let rows: ClaimedDelivery[];
     try {
-      for (const row of commit(true, deep)) launch(row);
+      rows = commit(true, deep);
     } catch (e) {
       log('error', 'webhook dispatcher tick failed; retrying at the next poll', { error: String(e) });
+      return;
     }
+    const gate = rows.length > 0 ? deps.durable?.() ?? null : null;
+    for (const row of rows) launch(row, gate);
   }
 
-  function launch(row: ClaimedDelivery): void {
+  /** Send a claimed row, once `gate` (the durability of what was committed so far) settles. */
+  function launch(row: ClaimedDelivery, gate: Promise<void> | null): void {
     inFlight++;
     perUrl.set(row.url, (perUrl.get(row.url) ?? 0) + 1);
-    const p = attempt(row)
+    const send = gate
+      ? gate.then(
+          () => attempt(row),
+          // Not known to be on disk: give the row back unsent (it is sent once it is).
+          () => void toRelease.push({ id: row.id, leaseUntil: row.leaseUntil }),
+        )
+      : attempt(row);
+    const p = send
       .catch((e) => log('error', 'webhook attempt crashed', { deliveryId: row.id, error: String(e) }))
       .finally(() => {
         inFlight--;

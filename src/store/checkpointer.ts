@@ -1,0 +1,166 @@
+// WAL checkpoints on a Worker thread. The server's connection commits group-committed batches
+// without an fsync (src/store/wal-sync.ts syncs the WAL off the event loop), and its automatic
+// checkpoint is turned off: a checkpoint syncs the WAL, copies pages into the database and syncs
+// the database, which would hold the event loop for two fsyncs. Here a second connection, at
+// synchronous=FULL, does it on its own thread. SQLite reuses the WAL from the start only after
+// a checkpoint has copied every frame AND synced the database file, so no frame is overwritten
+// before its page is durable in the database.
+//
+// Under steady writes a PASSIVE checkpoint never catches the last frames (new ones keep coming),
+// so the WAL would only grow. When it passes `maxFrames`, batches are held for one more pass
+// (only the frames since the previous one: a few ms), which then completes, and the next commit
+// starts the WAL over. Requests keep being served meanwhile; only their commits wait.
+import type { Database } from 'bun:sqlite';
+import type { GroupCommitter } from './group-commit';
+
+// Inline source (a Blob URL): the compiled single-file binary needs no worker file beside it.
+const WORKER_SOURCE = `
+import { Database } from 'bun:sqlite';
+let db = null;
+self.onmessage = (e) => {
+  const m = e.data;
+  try {
+    if (m.type === 'open') {
+      db = new Database(m.path);
+      db.exec('PRAGMA busy_timeout = 5000');
+      db.exec('PRAGMA synchronous = FULL');
+      postMessage({ type: 'ready' });
+    } else if (m.type === 'checkpoint') {
+      const r = db.query('PRAGMA wal_checkpoint(PASSIVE)').get();
+      postMessage({ type: 'checkpointed', busy: r.busy, log: r.log, checkpointed: r.checkpointed });
+    } else if (m.type === 'close') {
+      db?.close();
+      db = null;
+      postMessage({ type: 'closed' });
+    }
+  } catch (err) {
+    postMessage({ type: 'error', error: String(err) });
+  }
+};`;
+
+export interface CheckpointerOptions {
+  dbPath: string;
+  /** The server's connection: its automatic checkpoint is turned off while this runs. */
+  sqlite: Database;
+  committer: GroupCommitter;
+  log: (level: 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** How often to look (a PASSIVE checkpoint with nothing new to copy costs next to nothing). */
+  intervalMs?: number;
+  /** WAL size, in frames, past which writes are held for a completing pass (1000 = SQLite's default). */
+  maxFrames?: number;
+  /** Longest hold of the writes, in case the worker does not answer. */
+  maxPauseMs?: number;
+}
+
+export interface Checkpointer {
+  /** Settles once the worker's connection is open (checkpoints start then). */
+  ready(): Promise<void>;
+  stop(): Promise<void>;
+  /** Checkpoints run, passes that held writes, and those that then reached the WAL's end. */
+  stats(): { checkpoints: number; holds: number; completed: number };
+}
+
+type Reply = { type: 'ready' | 'closed' } | { type: 'checkpointed'; busy: number; log: number; checkpointed: number } | { type: 'error'; error: string };
+
+export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
+  const intervalMs = o.intervalMs ?? 100;
+  const maxFrames = o.maxFrames ?? 1000;
+  const maxPauseMs = o.maxPauseMs ?? 1000;
+  const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'application/javascript' }));
+  const worker = new Worker(url);
+  // The process exits when its work is done; stop() closes the worker's connection first.
+  (worker as Worker & { unref(): void }).unref();
+  let waiting: ((r: Reply) => void) | null = null;
+  let ready = false;
+  let current: Promise<void> | null = null;
+  let stopped = false;
+  let failed = false;
+  let lastWrites = -1;
+  const stats = { checkpoints: 0, holds: 0, completed: 0 };
+
+  function ask(msg: Record<string, unknown>): Promise<Reply> {
+    return new Promise((resolve) => {
+      waiting = resolve;
+      worker.postMessage(msg);
+    });
+  }
+  worker.onmessage = (e: MessageEvent<Reply>) => {
+    const w = waiting;
+    waiting = null;
+    w?.(e.data);
+  };
+  worker.onerror = (e) => fail(e.message);
+
+  /** Back to SQLite's own checkpoints on the main connection: slower, never unsafe. */
+  function fail(why: string): void {
+    if (failed) return;
+    failed = true;
+    o.log('error', 'checkpoint worker failed; checkpointing on the main connection', { error: why });
+    o.sqlite.exec('PRAGMA wal_autocheckpoint = 1000');
+    waiting?.({ type: 'error', error: why });
+    waiting = null;
+  }
+
+  async function checkpoint(): Promise<Extract<Reply, { type: 'checkpointed' }> | null> {
+    const r = await ask({ type: 'checkpoint' });
+    if (r.type === 'error') fail(r.error);
+    if (r.type !== 'checkpointed') return null;
+    stats.checkpoints++;
+    return r;
+  }
+
+  async function pass(): Promise<void> {
+    let r = await checkpoint();
+    // Catch up without holding anyone while what is left is large (copying pages is far
+    // faster than making them), so the held pass below is short.
+    for (let i = 0; r && r.log > maxFrames && r.log - r.checkpointed > maxFrames / 4 && i < 3; i++) r = await checkpoint();
+    // Even a pass that reached its end was most likely overtaken by a commit meanwhile (its
+    // `log` is the WAL's end when it started), so past the size limit always finish held.
+    if (!r || r.log <= maxFrames) return;
+    // Hold new batches so the next pass copies the last frames; the next commit restarts the WAL.
+    stats.holds++;
+    o.committer.pause();
+    const guard = setTimeout(() => o.committer.resume(), maxPauseMs);
+    try {
+      const last = await checkpoint();
+      if (last && last.checkpointed >= last.log) stats.completed++;
+    } finally {
+      clearTimeout(guard);
+      o.committer.resume();
+    }
+  }
+
+  const timer = setInterval(() => {
+    if (!ready || current || stopped || failed) return;
+    const w = o.committer.stats().writes;
+    if (w === lastWrites) return;
+    lastWrites = w;
+    current = pass()
+      .catch((e) => fail(String(e)))
+      .finally(() => (current = null));
+  }, intervalMs);
+  timer.unref?.();
+
+  const opened = ask({ type: 'open', path: o.dbPath }).then((r) => {
+    if (r.type === 'error') fail(r.error);
+    else ready = true;
+  });
+  o.sqlite.exec('PRAGMA wal_autocheckpoint = 0');
+
+  return {
+    ready: () => opened,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      await opened;
+      await current;
+      if (!failed) await ask({ type: 'close' });
+      worker.terminate();
+      URL.revokeObjectURL(url);
+      // The main connection checkpoints on close again, as a plain SQLite connection does.
+      o.sqlite.exec('PRAGMA wal_autocheckpoint = 1000');
+    },
+    stats: () => ({ ...stats }),
+  };
+}
