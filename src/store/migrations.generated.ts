@@ -24,5 +24,10 @@ export const MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: string 
     "tag": "0004_pay_token",
     "when": 1795442648524,
     "sql": "ALTER TABLE `intents` ADD `pay_token` text;--> statement-breakpoint\nCREATE UNIQUE INDEX `intents_pay_token` ON `intents` (`pay_token`) WHERE pay_token IS NOT NULL;"
+  },
+  {
+    "tag": "0005_partial_indexes",
+    "when": 1795455081893,
+    "sql": "DROP INDEX `intents_account_reference`;--> statement-breakpoint\nDROP INDEX `intents_tx_signature`;--> statement-breakpoint\nCREATE INDEX `intents_account_reference` ON `intents` (`account_id`,`mode`,`reference`) WHERE reference IS NOT NULL;--> statement-breakpoint\nCREATE UNIQUE INDEX `intents_tx_signature` ON `intents` (`chain`,`tx_signature`) WHERE tx_signature IS NOT NULL;"
   }
 ];

@@ -22,19 +22,17 @@ export function createOutbox(sqlite: Database): Outbox {
   const insertEvent = sqlite.prepare(
     'INSERT INTO events (id, account_id, mode, intent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
-  const endpoint = sqlite.prepare('SELECT url FROM webhook_endpoints WHERE account_id = ? AND mode = ?');
+  // The delivery row takes its URL from the account's endpoint in the same statement: no row
+  // (changes = 0) when none is configured. One statement per event instead of a read and a write.
   const insertDelivery = sqlite.prepare(
     `INSERT INTO webhook_deliveries (id, event_id, account_id, mode, url, status, attempt_count, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+     SELECT ?1, ?2, account_id, mode, url, 'pending', 0, ?3, ?3 FROM webhook_endpoints WHERE account_id = ?4 AND mode = ?5`,
   );
   return {
     append(e) {
       const payload = JSON.stringify(e.envelope);
       insertEvent.run(e.envelope.eventId, e.accountId, e.mode, e.intentId, e.envelope.type, payload, e.createdAt);
-      const ep = endpoint.get(e.accountId, e.mode) as { url: string } | null;
-      if (!ep) return false;
-      insertDelivery.run(newId('whd'), e.envelope.eventId, e.accountId, e.mode, ep.url, e.createdAt, e.createdAt);
-      return true;
+      return insertDelivery.run(newId('whd'), e.envelope.eventId, e.createdAt, e.accountId, e.mode).changes > 0;
     },
   };
 }

@@ -95,18 +95,29 @@ export const intents = sqliteTable(
     /** `pt_` + 32 random base62: the payer's capability for this intent's payment page (contract 12). */
     payToken: text('pay_token'),
   },
+  // Each index and the query that uses it (every create pays for every index that applies to it,
+  // so none is here without its query; the partial ones skip the rows they can never match).
   (t) => [
+    // IntentRepo.get (SELECT ... WHERE id = ?): every read and transition by id.
     uniqueIndex('intents_id').on(t.id),
+    // IntentRepo.list / seqOf: an account's intents newest first (GET /v1/intents, starting_after).
     index('intents_account_list').on(t.accountId, t.mode, t.seq),
+    // IntentRepo.list with ?state=.
     index('intents_account_state').on(t.accountId, t.mode, t.state, t.seq),
-    index('intents_account_reference').on(t.accountId, t.mode, t.reference),
+    // IntentRepo.list with ?reference= (intents without a reference are never asked for).
+    index('intents_account_reference').on(t.accountId, t.mode, t.reference).where(sql`reference IS NOT NULL`),
+    // IntentRepo.listLive (boot) and DetectionRepo's live half: only live rows are in it.
     index('intents_live').on(t.state).where(sql`state IN ('created','pending','confirmed','dropped')`),
-    uniqueIndex('intents_tx_signature').on(t.chain, t.txSignature),
+    // IntentRepo.findByTxSignature, DetectionRepo.unfinalizedMatches's join; unique: one intent
+    // per transaction. A new intent has no transaction yet, so it is not in the index.
+    uniqueIndex('intents_tx_signature').on(t.chain, t.txSignature).where(sql`tx_signature IS NOT NULL`),
+    // IntentRepo.findBySolanaReference (Solana detection by reference key).
     uniqueIndex('intents_solana_reference').on(t.solanaReference).where(sql`solana_reference IS NOT NULL`),
     // GET /pay/<payToken>: one look-up per page view and status poll.
     uniqueIndex('intents_pay_token').on(t.payToken).where(sql`pay_token IS NOT NULL`),
-    // Detection: the intents a transfer to one receiving address may pay, and the receivers to watch.
+    // IntentRepo.listByReceiver: the intents a transfer to one receiving address may pay.
     index('intents_receiver').on(t.chain, t.requestor, t.tokenAddress),
+    // DetectionRepo's look-back half: intents of a chain closed (updated) since a time.
     index('intents_chain_updated').on(t.chain, t.updatedAt),
   ],
 );

@@ -44,8 +44,11 @@ export interface LeaseRef {
 }
 
 export interface DispatchStore {
-  /** The oldest due, unleased pending rows (at most `limit`), skipping rows to `skipUrls`. */
-  dueCandidates(now: number, skipUrls: readonly string[], limit: number): Array<{ seq: number; url: string }>;
+  /**
+   * The oldest due, unleased pending rows (at most `limit`), skipping rows to `skipUrls`; only rows
+   * due at or after `since` (0: all), so a look at what was just queued skips the backlog's index range.
+   */
+  dueCandidates(now: number, skipUrls: readonly string[], limit: number, since?: number): Array<{ seq: number; url: string }>;
   /** Lease the rows of `seqs` that are still due and unleased; returns those it leased. */
   lease(seqs: readonly number[], leaseUntil: number, now: number): ClaimedDelivery[];
   /** Write the records in one transaction; returns how many rows were still ours (lease matched). */
@@ -66,9 +69,9 @@ export function createDispatchStore(db: Db): DispatchStore {
   const sqlite = db.sqlite;
   // Oldest due first along the (status, next_attempt_at) index; no sort, no window: the cost is
   // the rows read, not the whole backlog. Saturated URLs are passed in and skipped.
-  const candidates = sqlite.prepare<{ seq: number; url: string }, [number, string, number]>(
+  const candidates = sqlite.prepare<{ seq: number; url: string }, [number, string, number, number]>(
     `SELECT seq, url FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until < ?1)
+      WHERE status = 'pending' AND next_attempt_at <= ?1 AND next_attempt_at >= ?4 AND (lease_until IS NULL OR lease_until < ?1)
         AND url NOT IN (SELECT value FROM json_each(?2))
       ORDER BY next_attempt_at LIMIT ?3`,
   );
@@ -129,7 +132,7 @@ export function createDispatchStore(db: Db): DispatchStore {
   const inTransaction = sqlite.transaction((fn: () => unknown) => fn());
 
   return {
-    dueCandidates: (now, skipUrls, limit) => candidates.all(now, JSON.stringify(skipUrls), limit),
+    dueCandidates: (now, skipUrls, limit, since = 0) => candidates.all(now, JSON.stringify(skipUrls), limit, since),
     lease: (seqs, leaseUntil, now) => (seqs.length === 0 ? [] : lease.all(leaseUntil, JSON.stringify(seqs), now)),
     record: (records) => (records.length === 0 ? 0 : recordAll.immediate(records)),
     release: (rows) => void (rows.length > 0 && releaseAll.immediate(rows)),

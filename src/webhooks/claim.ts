@@ -18,6 +18,12 @@ export interface ClaimArgs {
    * big backlog to a saturated URL are found within one poll interval at worst.
    */
   deep: boolean;
+  /**
+   * With `deep`: look only at rows due since this time (rows queued since the last look; a wake
+   * after a commit). The backlog behind a saturated URL is then not read again on every wake;
+   * the poll's full deep look still finds anything older within one interval.
+   */
+  since?: number;
 }
 
 export type Claimer = (a: ClaimArgs) => ClaimedDelivery[];
@@ -31,7 +37,7 @@ export function createClaimer(store: Pick<DispatchStore, 'dueCandidates' | 'leas
     // seen every due row of the remaining URLs.
     for (let round = 0; round < (a.deep ? 8 : 1) && seqs.length < a.limit; round++) {
       const want = Math.max(64, (a.limit - seqs.length) * 4);
-      const rows = store.dueCandidates(a.now, full(), want);
+      const rows = store.dueCandidates(a.now, full(), want, a.deep ? (a.since ?? 0) : 0);
       for (const r of rows) {
         if (seqs.length >= a.limit) break;
         const n = taken.get(r.url) ?? 0;

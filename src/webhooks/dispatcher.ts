@@ -30,6 +30,8 @@ export interface DispatcherDeps {
   durable?: () => Promise<void> | null;
 }
 
+type Scan = 0 | 1 | 2;
+
 export interface DispatcherStats {
   inFlight: number;
   attempts: number;
@@ -70,12 +72,17 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let started = false;
   let stopped = false;
   let tickScheduled = false;
-  let deepPending = false;
+  // What the next tick looks at: 0 the oldest due rows (a slot was freed), 1 also past saturated
+  // URLs among rows queued since the last look (a wake after a commit), 2 past saturated URLs
+  // over the whole backlog (the poll: retries that came due, rows from other processes).
+  let pending: Scan = 0;
+  // When the last look past saturated URLs began: rows queued later are due at or after it.
+  let lookedAt = 0;
   let poll: ReturnType<typeof setInterval> | undefined;
 
-  /** Schedule a tick; `deep` when new rows may exist anywhere (wake, poll), not just freed slots. */
-  function kick(deep: boolean): void {
-    deepPending ||= deep;
+  /** Schedule a tick that looks at least as far as `scan`. */
+  function kick(scan: Scan): void {
+    if (scan > pending) pending = scan;
     if (!started || stopped || tickScheduled) return;
     tickScheduled = true;
     setImmediate(tick);
@@ -83,22 +90,24 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   // Records and the next claim share one short transaction: one commit per tick, without an
   // fsync (the store's relaxedTransaction says why that is safe).
-  function recordAndClaim(records: AttemptRecord[], releases: LeaseRef[], claimSlots: boolean, deep: boolean): ClaimedDelivery[] {
+  function recordAndClaim(records: AttemptRecord[], releases: LeaseRef[], claimSlots: boolean, scan: Scan): ClaimedDelivery[] {
     store.record(records);
     store.release(releases);
     if (!claimSlots) return [];
     const t = now();
-    return claim({ now: t, leaseUntil: t + leaseMs, limit: w.concurrency - inFlight, perEndpoint: w.perEndpointConcurrency, inFlight: perUrl, deep });
+    const since = scan === 1 ? lookedAt : 0;
+    if (scan > 0) lookedAt = t;
+    return claim({ now: t, leaseUntil: t + leaseMs, limit: w.concurrency - inFlight, perEndpoint: w.perEndpointConcurrency, inFlight: perUrl, deep: scan > 0, since });
   }
 
   /** Write pending records (and claim more when `claimSlots`); on failure keep them for the next try. */
-  function commit(claimSlots: boolean, deep = false): ClaimedDelivery[] {
+  function commit(claimSlots: boolean, scan: Scan = 0): ClaimedDelivery[] {
     const records = toRecord;
     const releases = toRelease;
     toRecord = [];
     toRelease = [];
     try {
-      return store.relaxedTransaction(() => recordAndClaim(records, releases, claimSlots, deep));
+      return store.relaxedTransaction(() => recordAndClaim(records, releases, claimSlots, scan));
     } catch (e) {
       // Busy or I/O trouble: nothing was written; the lease fence keeps a late retry safe.
       toRecord = records.concat(toRecord);
@@ -110,11 +119,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   function tick(): void {
     tickScheduled = false;
     if (stopped) return;
-    const deep = deepPending;
-    deepPending = false;
+    const scan = pending;
+    pending = 0;
     let rows: ClaimedDelivery[];
     try {
-      rows = commit(true, deep);
+      rows = commit(true, scan);
     } catch (e) {
       log('error', 'webhook dispatcher tick failed; retrying at the next poll', { error: String(e) });
       return;
@@ -142,7 +151,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         if (n === 0) perUrl.delete(row.url);
         else perUrl.set(row.url, n);
         running.delete(p);
-        kick(false);
+        kick(0);
       });
     running.add(p);
   }
@@ -193,11 +202,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     start() {
       if (started || stopped) return;
       started = true;
-      poll = setInterval(() => kick(true), w.pollIntervalMs);
+      poll = setInterval(() => kick(2), w.pollIntervalMs);
       poll.unref?.();
-      kick(true);
+      kick(2);
     },
-    wake: () => kick(true),
+    wake: () => kick(1),
     async stop() {
       if (stopped) return;
       stopped = true;

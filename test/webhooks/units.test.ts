@@ -100,6 +100,18 @@ describe('claim and record', () => {
     expect(deep.map((r) => r.url)).toEqual(Array(3).fill(rx.url('/b')));
   });
 
+  it('a deep claim with `since` (a wake) finds rows queued since then past a saturated URL, and leaves the older backlog to the full look', () => {
+    const acct = createAccount(db);
+    const now = Date.now();
+    rows(rx.url('/a'), 100, acct, now - 5000);
+    rows(rx.url('/b'), 2, acct, now - 4000); // behind /a's backlog, queued before the last look
+    rows(rx.url('/c'), 2, acct, now - 10); // queued since
+    const claim = createClaimer(createDispatchStore(db));
+    const args = { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 4]]), deep: true };
+    expect(claim({ ...args, since: now - 100 }).map((r) => r.url)).toEqual(Array(2).fill(rx.url('/c')));
+    expect(claim({ ...args, since: 0 }).map((r) => r.url)).toEqual(Array(2).fill(rx.url('/b')));
+  });
+
   it("drops a record whose lease was taken over (fencing), so attempts are not double counted", () => {
     const acct = createAccount(db);
     const [id] = rows(rx.url('/a'), 1, acct);
