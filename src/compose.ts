@@ -54,6 +54,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   // A file database syncs its WAL off the event loop and checkpoints on a worker thread.
   const walSync = config.db === ':memory:' ? null : createWalSync(config.db);
   const committer = createGroupCommitter(db.sqlite, 512, walSync);
+  db.durable = () => committer.durable();
   const checkpointer = walSync
     ? startCheckpointer({ dbPath: config.db, sqlite: db.sqlite, committer, log: (level, msg, f) => log(level, msg, f) })
     : null;
@@ -62,8 +63,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const chains = createChainRegistry(config, { solana: createSolanaAdapter({ log }), evm: createEvmAdapter({ log }), ...opts.adapters });
   const screener = createScreener(config.screening);
   const submissions = createSubmissionRepo(db.sqlite);
-  // A delivery is sent only once the commit that queued it is on disk (see durable()).
-  const dispatcher = createDispatcher({ db, config, log, durable: () => committer.durable() });
+  const dispatcher = createDispatcher({ db, config, log });
   let runtime: Runtime;
   const chainWatch = createChainWatch(chains, intents, () => runtime, (msg, f) => log('warn', msg, f), submissions);
   runtime = createRuntime({

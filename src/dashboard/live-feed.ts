@@ -94,17 +94,20 @@ export function createLiveFeed(db: Db, log: (level: 'warn', msg: string, f: Reco
     }
   };
 
+  // Only events up to `max`: those are on disk once the durability gate read with it settled.
   const pump = (s: Stream, max: number) => {
     s.seen = max;
     for (;;) {
-      const rows = liveEventsAfter(db, s.accountId, s.mode, s.cursor, BATCH, s.intentId);
+      const rows = liveEventsAfter(db, s.accountId, s.mode, s.cursor, BATCH, s.intentId).filter((r) => r.seq <= max);
       for (const r of rows) write(s, `id: ${r.seq}\nevent: intent\ndata: ${JSON.stringify(toLiveWire(r))}\n\n`);
       if (rows.length > 0) s.cursor = rows[rows.length - 1]!.seq;
       if (rows.length < BATCH || !streams.has(s)) return;
     }
   };
 
+  let waiting = false;
   const tick = () => {
+    if (waiting) return;
     let max: number;
     try {
       max = maxEventSeq(db);
@@ -113,6 +116,17 @@ export function createLiveFeed(db: Db, log: (level: 'warn', msg: string, f: Reco
       log('warn', 'live view: reading events failed', { error: String(e) });
       return;
     }
+    // A committed event may still wait for its WAL sync: never show one a power loss could take back.
+    const gate = db.durable();
+    if (!gate) return send(max);
+    waiting = true;
+    gate.then(
+      () => ((waiting = false), send(max)),
+      () => (waiting = false),
+    );
+  };
+
+  const send = (max: number) => {
     const t = now();
     for (const s of streams) {
       if (t >= s.until) {

@@ -13,6 +13,12 @@ export interface Db {
   sqlite: Database;
   orm: Orm;
   close(): void;
+  /**
+   * null when everything committed on this connection is on disk, else a promise that settles
+   * once it is. The server's group committer syncs the WAL after COMMIT, off the event loop
+   * (src/store/wal-sync.ts) and sets this; whatever shows committed rows to the outside waits on it.
+   */
+  durable: () => Promise<void> | null;
 }
 
 export function openDb(path: string): Db {
@@ -25,7 +31,7 @@ export function openDb(path: string): Db {
   sqlite.exec('PRAGMA foreign_keys = ON');
   migrate(sqlite);
   const orm = drizzle({ client: sqlite, schema });
-  return { sqlite, orm, close: () => sqlite.close() };
+  return { sqlite, orm, close: () => sqlite.close(), durable: () => null };
 }
 
 /** The tags of the migrations this database has applied, in order. */

@@ -22,12 +22,6 @@ export interface DispatcherDeps {
   lookup?: Lookup;
   now?: () => number;
   random?: () => number;
-  /**
-   * null when every commit is on disk, else a promise that settles once they are: a claimed row
-   * may come from a batch whose WAL sync is still under way, and an event must never reach a
-   * receiver before the transition that made it is durable.
-   */
-  durable?: () => Promise<void> | null;
 }
 
 type Scan = 0 | 1 | 2;
@@ -128,7 +122,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       log('error', 'webhook dispatcher tick failed; retrying at the next poll', { error: String(e) });
       return;
     }
-    const gate = rows.length > 0 ? deps.durable?.() ?? null : null;
+    // A claimed row may come from a batch whose WAL sync is still under way: an event never
+    // reaches a receiver before the transition that made it is on disk (db.durable()).
+    const gate = rows.length > 0 ? db.durable() : null;
     for (const row of rows) launch(row, gate);
   }
 
