@@ -1,6 +1,6 @@
-// The dispatcher's statements on webhook_deliveries: find due rows, lease them, record attempts
-// (fenced by the lease value), give leases back, read what a send needs, and commit all of it
-// without an fsync. The policy (fairness, backoff) stays in src/webhooks; this is the SQL.
+// The dispatcher's statements on webhook_deliveries: find due rows, lease them (reading what the
+// send needs in the same statement), record attempts (fenced by the lease value), give leases
+// back, and commit all of it without an fsync. The policy (fairness, backoff) stays in src/webhooks; this is the SQL.
 import type { Mode } from '../domain/intent';
 import type { Db } from './db';
 
@@ -15,6 +15,14 @@ export interface ClaimedDelivery {
   createdAt: number;
   /** The lease value written: the fencing token an attempt's record checks. */
   leaseUntil: number;
+  /**
+   * What the send needs, read in the claim itself (the moment before the send: a rotation still
+   * applies to the next attempt at once); null columns = gone.
+   */
+  payload: string | null;
+  secret: string | null;
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
 }
 
 export interface AttemptRecord {
@@ -28,14 +36,6 @@ export interface AttemptRecord {
   error: string | null;
   /** For a pending row: when to try again. */
   nextAttemptAt: number | null;
-}
-
-/** What a send reads at send time (a rotation applies to retries at once); null columns = gone. */
-export interface SendContext {
-  payload: string | null;
-  secret: string | null;
-  previousSecret: string | null;
-  previousSecretExpiresAt: number | null;
 }
 
 export interface LeaseRef {
@@ -55,7 +55,6 @@ export interface DispatchStore {
   record(records: readonly AttemptRecord[]): number;
   /** Give rows back without counting an attempt (dispatcher stopping mid-send). */
   release(rows: readonly LeaseRef[]): void;
-  sendContext(eventId: string, accountId: string, mode: Mode): SendContext | null;
   /**
    * Run `fn` in one BEGIN IMMEDIATE transaction committed with synchronous=NORMAL (no fsync; WAL
    * keeps it atomic and safe across a process crash). Only an OS crash can lose the last few, and
@@ -82,7 +81,11 @@ export function createDispatchStore(db: Db): DispatchStore {
       WHERE seq IN (SELECT value FROM json_each(?2))
         AND +status = 'pending' AND (lease_until IS NULL OR lease_until < ?3)
       RETURNING seq, id, event_id AS eventId, account_id AS accountId, mode, url,
-                attempt_count AS attemptCount, created_at AS createdAt, lease_until AS leaseUntil`,
+                attempt_count AS attemptCount, created_at AS createdAt, lease_until AS leaseUntil,
+                (SELECT payload FROM events e WHERE e.id = event_id) AS payload,
+                (SELECT secret FROM webhook_endpoints w WHERE w.account_id = webhook_deliveries.account_id AND w.mode = webhook_deliveries.mode) AS secret,
+                (SELECT previous_secret FROM webhook_endpoints w WHERE w.account_id = webhook_deliveries.account_id AND w.mode = webhook_deliveries.mode) AS previousSecret,
+                (SELECT previous_secret_expires_at FROM webhook_endpoints w WHERE w.account_id = webhook_deliveries.account_id AND w.mode = webhook_deliveries.mode) AS previousSecretExpiresAt`,
   );
   const update = sqlite.prepare<
     unknown,
@@ -96,13 +99,6 @@ export function createDispatchStore(db: Db): DispatchStore {
   const releaseOne = sqlite.prepare<unknown, [string, number]>(
     "UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ? AND lease_until = ? AND status = 'pending'",
   );
-  const context = sqlite.prepare<SendContext, [string, string, string]>(
-    `SELECT e.payload AS payload, w.secret AS secret, w.previous_secret AS previousSecret,
-            w.previous_secret_expires_at AS previousSecretExpiresAt
-       FROM (SELECT 1) LEFT JOIN events e ON e.id = ?1
-       LEFT JOIN webhook_endpoints w ON w.account_id = ?2 AND w.mode = ?3`,
-  );
-
   const recordAll = sqlite.transaction((records: readonly AttemptRecord[]) => {
     let applied = 0;
     for (const r of records) {
@@ -136,7 +132,6 @@ export function createDispatchStore(db: Db): DispatchStore {
     lease: (seqs, leaseUntil, now) => (seqs.length === 0 ? [] : lease.all(leaseUntil, JSON.stringify(seqs), now)),
     record: (records) => (records.length === 0 ? 0 : recordAll.immediate(records)),
     release: (rows) => void (rows.length > 0 && releaseAll.immediate(rows)),
-    sendContext: (eventId, accountId, mode) => context.get(eventId, accountId, mode),
     relaxedTransaction<T>(fn: () => T): T {
       if (syncLevel <= 1) return inTransaction.immediate(fn) as T;
       relaxed.run();

@@ -153,23 +153,22 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   async function attempt(row: ClaimedDelivery): Promise<void> {
-    const ctx = store.sendContext(row.eventId, row.accountId, row.mode);
     const sentAt = now();
     let outcome: SendOutcome;
-    if (!ctx?.payload) outcome = { ok: false, status: null, error: `event ${row.eventId} not found` };
-    else if (!ctx.secret) outcome = { ok: false, status: null, error: 'no webhook endpoint (secret) for this account and mode' };
+    if (!row.payload) outcome = { ok: false, status: null, error: `event ${row.eventId} not found` };
+    else if (!row.secret) outcome = { ok: false, status: null, error: 'no webhook endpoint (secret) for this account and mode' };
     else {
       const secrets = activeSecrets(
-        { url: row.url, secret: ctx.secret, previousSecret: ctx.previousSecret, previousSecretExpiresAt: ctx.previousSecretExpiresAt },
+        { url: row.url, secret: row.secret, previousSecret: row.previousSecret, previousSecretExpiresAt: row.previousSecretExpiresAt },
         sentAt,
       );
       const headers = {
         'Content-Type': 'application/json',
-        ...signHeaders({ eventId: row.eventId, body: ctx.payload, secrets, timestampSeconds: Math.floor(sentAt / 1000) }),
+        ...signHeaders({ eventId: row.eventId, body: row.payload, secrets, timestampSeconds: Math.floor(sentAt / 1000) }),
       };
       outcome = await sendDelivery({
         url: row.url,
-        body: ctx.payload,
+        body: row.payload,
         headers,
         timeoutMs: w.timeoutMs,
         policy: { mode: row.mode, allowPrivateUrls: w.allowPrivateUrls },
