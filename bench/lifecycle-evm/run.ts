@@ -8,7 +8,10 @@
 // PayForge path, per intent (BENCH_CONCURRENCY in flight): POST /v1/intents -> POST .../build ->
 // sign the blob with a viem account (signBlob) -> POST .../submit -> intent.finalized webhook at a
 // loopback receiver. build takes the fulfiller's PENDING nonce, so build -> submit is serialized per
-// payer (a lock); BENCH_PAYERS distinct funded payers let that many run side by side.
+// payer (a lock); BENCH_PAYERS distinct funded payers let that many run side by side. Wallet-sends
+// path, per intent: POST /v1/intents -> the payer's wallet sends the EIP-681 transfer of
+// `paymentUri` itself (viem: its own nonce and gas, as MetaMask does; no build, no submit) ->
+// PayForge's log scan finds it -> the intent.finalized webhook.
 //
 // Usage: bun bench/lifecycle-evm/run.ts [--write]   (--write records the run in bench/RESULTS.md)
 // Env: BENCH_N (200), BENCH_CONCURRENCY (32), BENCH_PAYERS (32), BENCH_BLOCK_TIME (0.2 s),
@@ -32,6 +35,7 @@ import { pool } from '../support/pool';
 import { isoNow, lifecycleReport } from '../support/report';
 import { diffCalls } from '../support/rpc-calls';
 import { until } from '../support/until';
+import { payEip681 } from '../support/wallets';
 
 const N = env('BENCH_N', 200);
 const CONCURRENCY = env('BENCH_CONCURRENCY', 32);
@@ -76,6 +80,9 @@ const chain = defineChain({
 // --- setup: the token, PAYERS fresh funded payers, merchants ---------------------------------
 const payers: PrivateKeyAccount[] = Array.from({ length: PAYERS }, () => privateKeyToAccount(generatePrivateKey()));
 const requestors: Hex[] = Array.from({ length: REQUESTORS }, () => privateKeyToAccount(generatePrivateKey()).address);
+// The baseline pays merchants of its own: PayForge's log scan watches `requestors`, and would
+// otherwise find the baseline's earlier transfers (unmatched, no open intent) on its first look back.
+const baselineRequestors: Hex[] = Array.from({ length: REQUESTORS }, () => privateKeyToAccount(generatePrivateKey()).address);
 let usdc: Hex;
 {
   usdc = await deployToken(anvil, {});
@@ -126,7 +133,7 @@ async function runBaseline(n: number, offset: number): Promise<PhaseResult> {
     const payer = payers[i % PAYERS]!;
     const wallet = wallets.get(payer.address)!;
     const hash = await withPayer(payer, () =>
-      wallet.sendTransaction({ to: usdc, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [requestors[i % REQUESTORS]!, amount(i, 500_000)] }) }),
+      wallet.sendTransaction({ to: usdc, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [baselineRequestors[i % REQUESTORS]!, amount(i, 500_000)] }) }),
     );
     await until(
       async () => {
@@ -162,15 +169,33 @@ const payforge = (api: ApiClient): PayForgePhase => ({
   },
 });
 
+// --- PayForge, wallet sends: create -> the wallet pays paymentUri itself -> detected -> webhook ---
+const walletSends = (api: ApiClient): PayForgePhase => ({
+  api,
+  hooks,
+  concurrency: CONCURRENCY,
+  counters,
+  intent: (i) => ({ chain: CHAIN, token: 'USDC', amount: decimal(amount(i, 1_000_000)), requestor: requestors[i % REQUESTORS]! }),
+  pay: async (_id, i, intent) => {
+    const payer = payers[i % PAYERS]!;
+    const t = performance.now();
+    await withPayer(payer, () => payEip681(wallets.get(payer.address)!, intent.paymentUri));
+    return { buildMs: 0, builtAt: t, signedAt: t };
+  },
+});
+
 const WARMUP = Math.min(N, CONCURRENCY);
 let base: PhaseResult;
 let pf: PayForgeResult;
+let ws: PayForgeResult;
 try {
   // A warm-up pass of each path first (JIT, connections), not counted.
   base = await warmThenMeasure(runBaseline, WARMUP, N);
   server = await startBenchServer({ [CHAIN]: { rpc: [RPC_URL], pollIntervalMs: POLL_MS, rebroadcastIntervalMs: REBROADCAST_MS, tokens: { USDC: { address: usdc, decimals: 6 } } } });
   const phase = payforge(await benchApi(server, hooks.url));
   pf = await warmThenMeasure((n, offset) => runPayForge(phase, n, offset), WARMUP, N);
+  const wallet = walletSends(phase.api);
+  ws = await warmThenMeasure((n, offset) => runPayForge(wallet, n, offset), WARMUP, N);
 } finally {
   await cleanup();
 }
@@ -187,9 +212,10 @@ const md = lifecycleReport({
   baseline: 'anvil send-and-confirm (baseline): viem walletClient.sendTransaction, poll to finalized',
   base,
   pf,
+  wallet: { label: 'PayForge wallet sends: create -> wallet sends the EIP-681 transfer of paymentUri itself (no build, no submit) -> detected -> intent.finalized webhook', result: ws },
 });
 
 console.log(md);
-console.log(`\nBENCH_RESULT ${JSON.stringify({ date, n: N, concurrency: CONCURRENCY, payers: PAYERS, blockTime: BLOCK_TIME, pollMs: POLL_MS, baseline: { ...base, errors: base.errors.length }, payforge: { ...pf, errors: pf.errors.length }, ratio })}`);
+console.log(`\nBENCH_RESULT ${JSON.stringify({ date, n: N, concurrency: CONCURRENCY, payers: PAYERS, blockTime: BLOCK_TIME, pollMs: POLL_MS, baseline: { ...base, errors: base.errors.length }, payforge: { ...pf, errors: pf.errors.length }, walletSends: { ...ws, errors: ws.errors.length }, ratio })}`);
 
-finish('lifecycle-evm', md, base, pf, WRITE);
+finish('lifecycle-evm', md, base, pf, WRITE, ws);

@@ -8,7 +8,10 @@
 // webhook arrives at a loopback receiver. Baseline, per transfer: getLatestBlockhash -> the same
 // instructions (compute budget + transferChecked) signed with kit -> sendTransaction (preflight,
 // as PayForge's submit does) -> getSignatureStatuses every BENCH_POLL_MS (the watcher's interval)
-// until finalized.
+// until finalized. Wallet-sends path, per intent: POST /v1/intents -> a Solana Pay wallet composes
+// the transfer from `paymentUri` alone (parsed by @solana/pay, the reference as a read-only key),
+// signs and sends it itself (no build, no submit) -> PayForge's detector finds it -> the
+// intent.finalized webhook.
 //
 // Usage: bun bench/lifecycle-solana/run.ts [--write]   (--write records the run in bench/RESULTS.md)
 // Env: BENCH_N (200), BENCH_CONCURRENCY (32), BENCH_SLOT_MS (20), BENCH_POLL_MS (100),
@@ -16,6 +19,7 @@
 import {
   address,
   appendTransactionMessageInstructions,
+  createSolanaRpc,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
@@ -46,6 +50,7 @@ import { pool } from '../support/pool';
 import { isoNow, lifecycleReport } from '../support/report';
 import { diffCalls } from '../support/rpc-calls';
 import { until } from '../support/until';
+import { paySolanaPay } from '../support/wallets';
 
 const N = env('BENCH_N', 200);
 const CONCURRENCY = env('BENCH_CONCURRENCY', 32);
@@ -162,9 +167,25 @@ const payforge = (api: ApiClient, hooks: Hooks): PayForgePhase => ({
   },
 });
 
+// --- PayForge, wallet sends: create -> the wallet pays paymentUri itself -> detected -> webhook ---
+const solRpc = createSolanaRpc(RPC_URL);
+const walletSends = (api: ApiClient, hooks: Hooks): PayForgePhase => ({
+  api,
+  hooks,
+  concurrency: CONCURRENCY,
+  counters,
+  intent: (i) => ({ chain: DEVNET_CHAIN, token: 'USDC', amount: decimal(baseUnits(i, 1_000_000)), requestor: requestors[i % REQUESTORS]!.address }),
+  pay: async (_id, i, intent) => {
+    const t = performance.now();
+    await paySolanaPay(solRpc, fulfillers[i % FULFILLERS]!, intent.paymentUri, DECIMALS);
+    return { buildMs: 0, builtAt: t, signedAt: t };
+  },
+});
+
 const WARMUP = Math.min(N, 2 * CONCURRENCY);
 let base: PhaseResult;
 let pf: PayForgeResult;
+let ws: PayForgeResult;
 let unexpected: string[] = [];
 const hooks = startHooks();
 let server: TestServer | null = null;
@@ -174,6 +195,8 @@ try {
   server = await startBenchServer({ [DEVNET_CHAIN]: { rpc: [RPC_URL], pollIntervalMs: POLL_MS, rebroadcastIntervalMs: REBROADCAST_MS } });
   const phase = payforge(await benchApi(server, hooks.url), hooks);
   pf = await warmThenMeasure((n, offset) => runPayForge(phase, n, offset), WARMUP, N);
+  const wallet = walletSends(phase.api, hooks);
+  ws = await warmThenMeasure((n, offset) => runPayForge(wallet, n, offset), WARMUP, N);
   unexpected = (await controlCall<{ unexpected: string[] }>('/counters')).unexpected;
 } finally {
   await server?.stop();
@@ -194,11 +217,12 @@ const md = lifecycleReport({
   baseline: 'local runtime send-and-confirm (baseline): getLatestBlockhash, sign, sendTransaction, poll to finalized',
   base,
   pf,
+  wallet: { label: 'PayForge wallet sends: create -> Solana Pay wallet pays paymentUri itself (no build, no submit) -> detected -> intent.finalized webhook', result: ws },
   lagMax: true,
 });
 
 console.log(md);
-console.log(`\nBENCH_RESULT ${JSON.stringify({ date, n: N, concurrency: CONCURRENCY, slotMs: SLOT_MS, pollMs: POLL_MS, baseline: { ...base, errors: base.errors.length }, payforge: { ...pf, errors: pf.errors.length }, ratio })}`);
+console.log(`\nBENCH_RESULT ${JSON.stringify({ date, n: N, concurrency: CONCURRENCY, slotMs: SLOT_MS, pollMs: POLL_MS, baseline: { ...base, errors: base.errors.length }, payforge: { ...pf, errors: pf.errors.length }, walletSends: { ...ws, errors: ws.errors.length }, ratio })}`);
 
 if (unexpected.length > 0) base.errors.push(`unserved RPC methods called: ${[...new Set(unexpected)].join(', ')}`);
-finish('lifecycle-solana', md, base, pf, WRITE);
+finish('lifecycle-solana', md, base, pf, WRITE, ws);

@@ -25,8 +25,12 @@ export interface PayForgePhase {
   counters: () => Promise<Record<string, number>>;
   /** The POST /v1/intents body for intent i. */
   intent: (i: number) => Record<string, unknown>;
-  /** POST .../build, sign, POST .../submit for intent i (created as `id`), as buildSignSubmit() does; resolves once submit answered 200. */
-  pay: (id: string, i: number) => Promise<Paid>;
+  /**
+   * POST .../build, sign, POST .../submit for intent i (created as `id`, `intent` the wire intent),
+   * as buildSignSubmit() does, resolving once submit answered 200; or, on a wallet-sends path, the
+   * wallet's own transfer from `intent.paymentUri`, resolving once the node took it.
+   */
+  pay: (id: string, i: number, intent: { paymentUri: string }) => Promise<Paid>;
 }
 
 /** POST .../build for `fulfiller`, sign the blob, POST .../submit: the PayForge client's part of one payment. */
@@ -59,7 +63,7 @@ export async function runPayForge(p: PayForgePhase, n: number, offset: number): 
     const id = (ids[j] = created.body.intent.id as string);
     const finalized = hooks.finalized(id, 60_000);
     finalized.catch(() => {}); // observed below; avoid an unhandled rejection if submit fails first
-    const paid = await p.pay(id, i);
+    const paid = await p.pay(id, i, created.body.intent);
     const t4 = performance.now();
     const t5 = await finalized;
     steps.create.push(t1 - t0);
