@@ -28,6 +28,7 @@ beforeAll(async () => {
   await sol.setTokenBalance(DEVNET_USDC_MINT, payer.address, 1_000_000_000n);
   s = await startTestServer({
     networks: { [DEVNET_CHAIN]: { rpc: [first.url, sol.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } },
+    intents: { minTtlSeconds: 1 },
   });
   api = s.api(s.account({ plan: 'pro' }).key);
 });
@@ -52,10 +53,12 @@ const stateOf = (id: string, want: string) => async () => {
 };
 
 describe('Solana verdicts from final evidence, end to end', () => {
-  it('landed and finalized while PayForge was down; the first node came back without history: no drop, finalized with every event', async () => {
+  it('landed and finalized while PayForge was down past its TTL; the first node came back without history: no drop, pendingAtExpiry, finalized with every event', async () => {
     first.view.firstAvailableSlot = 0;
     const requestor = (await generateKeyPairSigner()).address;
-    const intent = await create(requestor, '6.5');
+    const r = await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '6.5', requestor, ttlSeconds: 5 });
+    expect(r.status).toBe(201);
+    const intent = r.body.intent as { id: string; expiresAt: string };
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
     const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
     sol.chain.pause(); // it lands only once PayForge is down
@@ -76,13 +79,15 @@ describe('Solana verdicts from final evidence, end to end', () => {
           30_000,
           'finalized, expired and out of every status cache',
         );
+        await waitFor(() => Date.now() > Date.parse(intent.expiresAt) + 200, 10_000, 'TTL over while down');
         // The first node restarts from a snapshot taken now: its ledger has nothing older.
         first.view.firstAvailableSlot = sol.chain.slot;
       });
     }
     await waitFor(stateOf(intent.id, 'finalized'), 30_000, 'finalized');
     expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
-    expect((await api.get(`/v1/intents/${intent.id}`)).body.intent).toMatchObject({ retryRequired: false, txSignature: sig });
+    // The TTL ran out while a transaction could still land: pendingAtExpiry, never expired.
+    expect((await api.get(`/v1/intents/${intent.id}`)).body.intent).toMatchObject({ retryRequired: false, pendingAtExpiry: true, txSignature: sig });
     expect(first.counters.calls.getFirstAvailableBlock ?? 0).toBeGreaterThan(0); // the first node was asked, and had no say
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(6_500_000n);
   }, 120_000);
