@@ -44,9 +44,22 @@ function reasonOf(first: { message: string; schema: unknown; value: unknown }): 
   return first.message;
 }
 
+/**
+ * A JSON pointer ("/metadata/a~1b") as a param ("metadata.a/b"). A key that is empty is shown as
+ * `""`, so an unknown empty key is still named (a param is never the empty string).
+ */
+function paramOf(pointer: string | undefined): string {
+  if (!pointer) return '';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~') || '""')
+    .join('.');
+}
+
 function validationToAppError(e: ValidationError): AppError {
   const first = e.valueError;
-  const path = first?.path?.replace(/^\//, '').replace(/\//g, '.') ?? '';
+  const path = paramOf(first?.path);
   const where = e.type === 'query' || e.type === 'params' || e.type === 'body' ? e.type : 'request';
   const param = path !== '' ? path : where === 'body' ? null : where;
   const message = first ? `${path || where}: ${reasonOf(first)}` : `Invalid ${where}.`;

@@ -121,7 +121,13 @@ function protoKeyPath(v: unknown, path: string): string | null {
  * a 400 naming it (a schema would make the OpenAPI document demand a body).
  */
 export function noBody(body: unknown): undefined {
-  const first = body && typeof body === 'object' ? Object.keys(body)[0] : undefined;
-  if (first !== undefined) throw new AppError('request.invalid_param', `${first}: Unexpected property (this operation takes no body).`, { param: first });
-  return undefined;
+  if (body === undefined) return undefined;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError('request.invalid_param', 'This operation takes no body, or {}.');
+  }
+  const key = Object.keys(body)[0];
+  if (key === undefined) return undefined;
+  // An empty key is still named: a param is never the empty string.
+  const param = key === '' ? '""' : key;
+  throw new AppError('request.invalid_param', `${param}: Unexpected property (this operation takes no body).`, { param });
 }

@@ -15,7 +15,8 @@ const Int = (o: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(o);
 const Exact = { additionalProperties: false } as const;
 /** Longest address string of either family, with room (EVM 42, Solana base58 up to 44). */
 const ADDRESS_CHARS = 128;
-const Address = (description: string) => t.String({ maxLength: ADDRESS_CHARS, description });
+const Address = (description: string) =>
+  t.String({ maxLength: ADDRESS_CHARS, description, examples: ['0x1111111111111111111111111111111111111111', '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'] });
 const Metadata = t.Record(t.String({ maxLength: 40 }), t.String({ maxLength: 500 }), {
   maxProperties: 50,
   description: 'At most 50 keys of 1 to 40 characters; string values of at most 500 characters',
@@ -97,7 +98,7 @@ export const CreateIntentBody = t.Object(
     }),
     requestor: Address('Wallet address that receives the payment'),
     reference: t.Optional(Nullable(t.String({ maxLength: 256 }))),
-    ttlSeconds: t.Optional(Int({ description: 'Default 900; from 60 to 604800 (configurable)' })),
+    ttlSeconds: t.Optional(Int({ description: 'Default 900; from 60 to 604800 (configurable)', examples: [900] })),
     metadata: t.Optional(Metadata),
     fulfiller: t.Optional(Nullable(Address('Wallet address that will pay'))),
     direction: t.Optional(t.Literal('request')),
