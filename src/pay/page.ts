@@ -34,11 +34,11 @@ export function payPage(v: PayView, nonce: string, qr: string): string {
 <div class="meta"><span data-testid="network">${v.network}</span><span>Expires in <time id="countdown" datetime="${v.expiresAt}">${v.expiresAt}</time></span></div>
 <a class="qr" id="qr" href="${v.qrUri}" aria-label="QR code to pay with a wallet app: scan it with your phone">${raw(qr)}</a>
 <a class="uri" href="${v.qrUri}">Open in a wallet app</a>
-<div id="wallets" aria-label="Wallets in this browser"></div>
+<div id="wallets" role="group" aria-label="Wallets in this browser"></div>
 <p id="message" role="alert"></p>
 </section>
 <section id="end" class="end" hidden aria-live="polite"><h2 id="end-title"></h2><p id="end-text"></p></section>
-<p id="state" aria-live="polite">Waiting for payment…</p>
+<p id="state" role="status" aria-live="polite">Waiting for payment…</p>
 </div></main>
 <script id="pay-data" type="application/json" nonce="${nonce}">${raw(data)}</script>
 <script nonce="${nonce}">${raw(PAY_CLIENT_JS)}</script></body></html>`}`;

@@ -40,6 +40,19 @@ afterAll(async () => {
 const anvilChain = (a: Anvil) =>
   defineChain({ id: a.chainId, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [a.url] } } });
 
+/** role: name of every node Chromium exposes, depth first. */
+function flatten(n: { role: string; name?: string; children?: unknown[] } | null): string[] {
+  if (!n) return [];
+  return [`${n.role}: ${n.name ?? ''}`, ...(n.children ?? []).flatMap((c) => flatten(c as typeof n))];
+}
+
+/** Readable on a 390 px phone: nothing wider than the screen (no sideways scrolling). */
+async function fitsThePhone(page: Awaited<ReturnType<typeof watchedPage>>['page']) {
+  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  expect(width).toBe(390);
+  expect(scroll).toBeLessThanOrEqual(width);
+}
+
 async function create(body: Record<string, unknown>) {
   const r = await api.post('/v1/intents', body);
   expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -87,6 +100,7 @@ describe('payment page, EVM', () => {
     expect(moved.status).toBe(200);
     await p.page.waitForFunction(() => document.getElementById('end')?.getAttribute('data-end') === 'confirmed', { timeout: 5_000 });
     expect(await p.page.$eval('#end-title', (e) => e.textContent)).toBe('Paid');
+    await fitsThePhone(p.page);
     await p.shot('paid');
     sameOriginOnly(p.requests, s.url);
     expect(p.problems).toEqual([]);
@@ -100,6 +114,25 @@ describe('payment page, EVM', () => {
     const wallet = p.extra as Awaited<ReturnType<typeof injectWallet>>;
     const button = await p.page.waitForSelector('#wallets button');
     expect(await button!.evaluate((e) => e.textContent)).toBe('Pay with Test Wallet');
+    // What a screen reader gets (Chromium's accessibility tree): the heading, the QR as a named
+    // link, the wallet buttons in a named group, the live status and the alert for messages.
+    const a11y = flatten(await p.page.accessibility.snapshot({ interestingOnly: false }));
+    expect(a11y).toEqual(
+      expect.arrayContaining([
+        'heading: Pay Acme Coffee',
+        'link: QR code to pay with a wallet app: scan it with your phone',
+        'link: Open in a wallet app',
+        'group: Wallets in this browser',
+        'button: Pay with Test Wallet',
+        'status: ',
+        'StaticText: Waiting for payment…',
+        'alert: ',
+      ]),
+    );
+    const group = a11y.indexOf('group: Wallets in this browser');
+    expect(a11y.indexOf('button: Pay with Test Wallet')).toBeGreaterThan(group);
+    expect(await p.page.$eval('#message', (e) => e.getAttribute('role'))).toBe('alert');
+    await fitsThePhone(p.page);
     const message = () => p.page.$eval('#message', (e) => e.textContent ?? '');
 
     wallet.behaviour.reject = true;
