@@ -92,6 +92,33 @@ describe('Solana verdicts from final evidence, end to end', () => {
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(6_500_000n);
   }, 120_000);
 
+  it('confirmed, then failover to an upstream 8 blocks behind the landing: no extra events; finalized once caught up', async () => {
+    first.view.firstAvailableSlot = 0;
+    const requestor = (await generateKeyPairSigner()).address;
+    const intent = await create(requestor, '2.5');
+    const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
+    const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
+    sol.chain.pause();
+    try {
+      const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
+      expect(sub.status, JSON.stringify(sub.body)).toBe(200);
+      for (let i = 0; i < 2; i++) sol.chain.tick(); // landed and confirmed (lag 1), not finalized (lag 4)
+      await waitFor(stateOf(intent.id, 'confirmed'), 20_000, 'confirmed');
+      // The first upstream goes away; the other one is 8 blocks behind the landing.
+      sol.view.lagBlocks = 8;
+      await first.setHealth('down');
+      const seen = sol.counters.calls.getSignatureStatuses ?? 0;
+      await waitFor(() => (sol.counters.calls.getSignatureStatuses ?? 0) >= seen + 6, 20_000, 'ticks on the lagging upstream');
+      expect((await api.get(`/v1/intents/${intent.id}`)).body.intent.state).toBe('confirmed');
+    } finally {
+      sol.view.lagBlocks = 0;
+      await first.setHealth('ok');
+      sol.chain.resume();
+    }
+    await waitFor(stateOf(intent.id, 'finalized'), 30_000, 'finalized');
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+  }, 120_000);
+
   it("a delegate's self-transfer on the requestor's account is refused before broadcast: 422 transaction.mismatch on source", async () => {
     const requestor = await generateKeyPairSigner();
     const delegate = await generateKeyPairSigner();
