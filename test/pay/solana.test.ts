@@ -178,6 +178,33 @@ describe('Solana wallets on the payment page (Wallet Standard)', () => {
   });
 });
 
+describe('a transaction that does not land', () => {
+  it('dropped: the page says no money moved and the wallet button pays again, without a reload', async () => {
+    const i = await create('4.5');
+    const { w, wallet } = await openWithWallet('dropped', i.payToken, { signer: payer, features: ['signTransaction'] });
+    // The leader loses it: pending, then dropped once its blockhash expired (the intent is payable again).
+    sol.setDropTransactions(true);
+    try {
+      await (await w.page.waitForSelector('#wallets button'))!.click();
+      await w.page.waitForSelector('#state[data-state="pending"]', { timeout: 20_000 });
+      await w.page.waitForSelector('#state[data-state="dropped"]', { timeout: 30_000 });
+    } finally {
+      sol.setDropTransactions(false);
+    }
+    expect(await w.page.$eval('#message', (e) => e.textContent)).toBe('The last transaction did not land: no money moved. Try again.');
+    expect(await w.page.$eval('#pay', (e) => (e as HTMLElement).hidden)).toBe(false);
+    await w.shot('dropped-try-again');
+    await (await w.page.waitForSelector('#wallets button:not([disabled])'))!.click();
+    await w.page.waitForSelector('#end[data-end="confirmed"], #end[data-end="finalized"]', { timeout: 30_000 });
+    expect(wallet.signed).toHaveLength(2);
+    expect(wallet.signed[1]).not.toBe(wallet.signed[0]); // built again on a fresh blockhash
+    expect(await sol.tokenBalance(DEVNET_USDC_MINT, i.requestor)).toBe(4_500_000n);
+    const events = await eventTypes(api, i.id);
+    expect(events.slice(0, 4)).toEqual(['intent.created', 'intent.pending', 'intent.retry_required', 'intent.pending']);
+    await w.context.close();
+  });
+});
+
 describe('Solana Pay transaction request from the page QR', () => {
   it('a wallet scans the QR as Chromium renders it, GETs {label, icon}, POSTs {account}, signs and sends: found with no submit, finalized', async () => {
     const i = await create('3.75');

@@ -89,3 +89,25 @@ for (const [name, chain, token, amount, units] of [
     });
   });
 }
+
+describe('a wallet that only sets window.ethereum (no EIP-6963 announcement)', () => {
+  it('gets a button after the announcement round and pays the same way', async () => {
+    const requestor = privateKeyToAccount(generatePrivateKey()).address;
+    const r = await api.post('/v1/intents', { chain: BASE_SEPOLIA, token: 'USDC', amount: '3.21', requestor });
+    const intent = r.body.intent as { id: string; payUrl: string };
+    const w = await watchedPage(await browser.get(), 'pay-wallet-legacy');
+    await w.page.setViewport({ width: 390, height: 844 });
+    const wallet = await injectWallet(w.page, base, payer, 'ignored', { legacy: true });
+    await w.page.goto(intent.payUrl, { waitUntil: 'load' });
+    const button = await w.page.waitForSelector('#wallets button');
+    expect(await button!.evaluate((b) => b.textContent)).toBe('Pay with browser wallet');
+    await button!.click();
+    await w.page.waitForSelector('#end[data-end="confirmed"], #end[data-end="finalized"]', { timeout: 20_000 });
+    expect(wallet.sent).toHaveLength(1);
+    const done = (await api.get(`/v1/intents/${intent.id}`)).body.intent;
+    expect(done.txSignature).toBe(wallet.sent[0]);
+    expect(await balanceOf(base, usdc, requestor)).toBe(3_210_000n);
+    expect(w.problems).toEqual([]);
+    await w.context.close();
+  });
+});

@@ -2,7 +2,8 @@
 // cross into this process (puppeteer exposeFunction), where a viem account on anvil answers them
 // as a browser wallet would: accounts, chain id, switch chain, eth_call, eth_sendTransaction
 // (signs and sends itself: browser wallets cannot sign without sending). `behaviour` plays the
-// person behind the wallet (rejects the request, refuses to switch networks).
+// person behind the wallet (rejects the request, refuses to switch networks). With `legacy` it is
+// only `window.ethereum` (an older wallet that does not announce itself through EIP-6963).
 import type { Page } from 'puppeteer-core';
 import { createWalletClient, defineChain, http, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -15,7 +16,7 @@ export interface PageWallet {
   behaviour: { reject: boolean; chainId: number; canSwitch: boolean };
 }
 
-export async function injectWallet(page: Page, anvil: Anvil, account: PrivateKeyAccount, name = 'Test Wallet'): Promise<PageWallet> {
+export async function injectWallet(page: Page, anvil: Anvil, account: PrivateKeyAccount, name = 'Test Wallet', opts: { legacy?: boolean } = {}): Promise<PageWallet> {
   const chain = defineChain({ id: anvil.chainId, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.url] } } });
   const client = createWalletClient({ account, chain, transport: http(anvil.url) });
   const w: PageWallet = { calls: [], sent: [], behaviour: { reject: false, chainId: anvil.chainId, canSwitch: true } };
@@ -55,7 +56,7 @@ export async function injectWallet(page: Page, anvil: Anvil, account: PrivateKey
       return JSON.stringify({ error: { code: err.code ?? -32603, message: err.message ?? String(e) } });
     }
   });
-  await page.evaluateOnNewDocument((walletName: string) => {
+  await page.evaluateOnNewDocument((walletName: string, legacy: boolean) => {
     const provider = {
       request: (args: { method: string; params?: unknown[] }) =>
         (window as unknown as { __pfWalletRequest(j: string): Promise<string> }).__pfWalletRequest(JSON.stringify(args)).then((r) => {
@@ -64,10 +65,14 @@ export async function injectWallet(page: Page, anvil: Anvil, account: PrivateKey
           return o.result;
         }),
     };
+    if (legacy) {
+      (window as unknown as { ethereum: unknown }).ethereum = provider;
+      return;
+    }
     const detail = Object.freeze({ info: { uuid: '5f3c2d1e-0000-4000-8000-000000000001', name: walletName, icon: 'data:image/svg+xml,%3Csvg%20xmlns%3D%22http%3A%2F%2Fwww.w3.org%2F2000%2Fsvg%22%2F%3E', rdns: 'dev.payforge.testwallet' }, provider });
     const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
     window.addEventListener('eip6963:requestProvider', announce);
     announce();
-  }, name);
+  }, name, opts.legacy === true);
   return w;
 }
