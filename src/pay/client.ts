@@ -22,7 +22,7 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
   }
   function post(path, body) {
     return fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      .then(function (r) { return r.json().then(function (j) { if (!r.ok) { var e = new Error((j.error && j.error.message) || ('HTTP ' + r.status)); e.code = j.error && j.error.code; throw e; } return j; }); });
+      .then(function (r) { return r.json().then(function (j) { if (!r.ok) { var e = new Error((j.error && j.error.message) || ('HTTP ' + r.status)); e.code = j.error && j.error.code; e.param = j.error && j.error.param; e.details = (j.error && j.error.details) || {}; throw e; } return j; }); });
   }
 
   // ---- countdown and live state ----------------------------------------------------------
@@ -165,6 +165,8 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
   function explain(e) {
     var m = String((e && e.message) || e);
     if (e && (e.code === 4001 || /reject|denied|declined|cancell?ed by (the )?user/i.test(m))) return 'You rejected the request in your wallet; nothing was paid.';
+    // A build attaches the payer's wallet to the request: another wallet cannot take it over.
+    if (e && e.code === 'request.invalid_param' && e.param === 'fulfiller' && e.details.fulfiller) return 'This payment was started from the wallet ' + e.details.fulfiller + ': pay from that wallet.';
     // SPL Token's InsufficientFunds is custom error 1; a missing source token account cannot be debited.
     if (/custom program error: 0x1\b|"Custom":1\b|InsufficientFunds\b(?!ForFee)/.test(m)) return 'Too little ' + v.token + ' in your wallet to pay ' + v.amount + ' ' + v.token + '; nothing was paid.';
     if (/insufficient funds for fee|InsufficientFundsForFee|no record of a prior credit|insufficient lamports/i.test(m)) return 'Too little SOL in your wallet to pay the network fee; nothing was paid.';

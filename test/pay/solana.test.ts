@@ -137,6 +137,15 @@ describe('Solana wallets on the payment page (Wallet Standard)', () => {
       await w.context.close();
     }
 
+    // The rejected attempts built for `payer`: the request is now that wallet's; another is told so.
+    const other = await generateKeyPairSigner();
+    const o = await openWithWallet('other-wallet', i.payToken, { signer: other, features: ['signTransaction'] });
+    await click(o.w);
+    await message(o.w, /started from/);
+    expect(await read(o.w)).toBe(`This payment was started from the wallet ${payer.address}: pay from that wallet.`);
+    expect(o.wallet.signed).toEqual([]);
+    await o.w.context.close();
+
     // A wallet on mainnet: told before anything is built or signed.
     const m = await openWithWallet('wrong-network', i.payToken, { signer: payer, features: ['signTransaction'], chains: ['solana:mainnet'] });
     await click(m.w);
