@@ -11,6 +11,8 @@ export const POLL_MS = 250;
 // Under Bun's idle timeout (10 s), so a quiet stream is not cut; proxies see traffic too.
 const HEARTBEAT_MS = 5_000;
 const BATCH = 200;
+/** Chunks a stream may hold unread before it is dropped. */
+const MAX_QUEUED = 2_000;
 export const MAX_STREAMS = 64;
 
 /** What the browser receives per event (`event: intent`, JSON). */
@@ -94,15 +96,24 @@ export function createLiveFeed(db: Db, log: (level: 'warn', msg: string, f: Reco
     }
   };
 
-  // Only events up to `max`: those are on disk once the durability gate read with it settled.
+  /**
+   * Only events up to `max` (those are on disk once the durability gate read with it settled),
+   * and one batch per stream per call: a long backlog (after=0) goes out over several ticks,
+   * never in one long loop.
+   */
   const pump = (s: Stream, max: number) => {
-    s.seen = max;
-    for (;;) {
-      const rows = liveEventsAfter(db, s.accountId, s.mode, s.cursor, BATCH, s.intentId).filter((r) => r.seq <= max);
-      for (const r of rows) write(s, `id: ${r.seq}\nevent: intent\ndata: ${JSON.stringify(toLiveWire(r))}\n\n`);
-      if (rows.length > 0) s.cursor = rows[rows.length - 1]!.seq;
-      if (rows.length < BATCH || !streams.has(s)) return;
+    // A reader that stopped reading is dropped rather than buffered without end; its browser
+    // reconnects with Last-Event-ID and resumes where it really stopped.
+    if ((s.controller.desiredSize ?? 0) < -MAX_QUEUED) {
+      end(s);
+      return;
     }
+    const read = liveEventsAfter(db, s.accountId, s.mode, s.cursor, BATCH, s.intentId);
+    const rows = read.filter((r) => r.seq <= max);
+    for (const r of rows) write(s, `id: ${r.seq}\nevent: intent\ndata: ${JSON.stringify(toLiveWire(r))}\n\n`);
+    if (rows.length > 0) s.cursor = rows[rows.length - 1]!.seq;
+    // Caught up with `max` when the batch was not full or reached past it.
+    if (read.length < BATCH || rows.length < read.length) s.seen = max;
   };
 
   let waiting = false;
@@ -127,14 +138,19 @@ export function createLiveFeed(db: Db, log: (level: 'warn', msg: string, f: Reco
   };
 
   const send = (max: number) => {
-    const t = now();
-    for (const s of streams) {
-      if (t >= s.until) {
-        end(s);
-        continue;
+    try {
+      const t = now();
+      for (const s of streams) {
+        if (t >= s.until) {
+          end(s);
+          continue;
+        }
+        if (max > s.seen) pump(s, max);
+        if (streams.has(s) && t - s.lastWrite >= HEARTBEAT_MS) write(s, ': keep-alive\n\n');
       }
-      if (max > s.seen) pump(s, max);
-      if (streams.has(s) && t - s.lastWrite >= HEARTBEAT_MS) write(s, ': keep-alive\n\n');
+    } catch (e) {
+      // The database is busy or closing: the streams keep their cursors and try on the next tick.
+      log('warn', 'live view: reading events failed', { error: String(e) });
     }
   };
 

@@ -170,6 +170,21 @@ describe('dashboard live events', () => {
     sse.close();
   });
 
+  it('sends a backlog longer than one batch (200) whole, in order, each event once', { timeout: 60_000 }, async () => {
+    const a = s.account();
+    for (let i = 0; i < 210; i += 30) {
+      const n = Math.min(30, 210 - i);
+      const made = await Promise.all(Array.from({ length: n }, () => s.api(a.key).post('/v1/intents', intentBody())));
+      expect(made.map((r) => r.status)).toEqual(Array(n).fill(201));
+    }
+    const sse = await openSse(`${s.url}/dashboard/live/events?account=${a.accountId}&mode=test&after=0`, { cookie });
+    await sse.until((ev) => parsed(ev).length >= 210, '210 events', 30_000);
+    const seqs = parsed(sse.events).map((e) => e.seq);
+    expect(seqs.length).toBe(210);
+    expect(seqs.every((q, i) => i === 0 || q > seqs[i - 1]!)).toBe(true);
+    sse.close();
+  });
+
   it('a server stop ends open streams instead of waiting for them', async () => {
     const own = await startTestServer({ adminToken: TOKEN });
     let stopped = false;
