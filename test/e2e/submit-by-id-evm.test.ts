@@ -104,7 +104,13 @@ describe('submit by transaction hash', () => {
     }, 30_000, 'finalized tag past the receipt');
     const sub = await api.post(`/v1/intents/${intent.id}/submit`, { txSignature: hash });
     expect(sub.status, JSON.stringify(sub.body)).toBe(200);
-    expect(sub.body.intent.state).toBe('finalized');
+    // The detector scans the same chain (contract 11): on a loaded machine it may have found the
+    // transfer while the test waited for the finalized tag, and driven the intent itself. Either
+    // way every event comes once, in order.
+    if (sub.body.intent.state !== 'finalized') {
+      expect(['pending', 'confirmed']).toContain(sub.body.intent.state);
+      await waitFor(stateOf(intent.id, 'finalized'), 60_000, 'finalized');
+    }
     const events = await eventsOf(api, intent.id);
     expect(events.map((e) => e.type)).toEqual(ALL);
     // Each event shows the intent as it was at that step.

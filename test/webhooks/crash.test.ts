@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db';
-import { freePort, runCli, startServe } from '../support/cli';
+import { runCli, startServe } from '../support/cli';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { until } from './factory';
 
@@ -35,8 +35,9 @@ it('delivers every acknowledged event after a SIGKILL mid-stream and a restart',
   // A receiver that is a little slow and sometimes fails: kills land mid-send and mid-retry.
   rx.setHandler((_r, i) => ({ status: i % 7 === 3 ? 500 : 200, delayMs: i % 5 }));
 
-  const port = await freePort();
-  const args = ['serve', '--bootstrap', '--db', db, '--config', config, '--port', String(port)];
+  // Port 0 for each start: the restarted server need not reuse the dead one's port (on a busy
+  // machine another socket may take it first), since the test follows each server's own URL.
+  const args = ['serve', '--bootstrap', '--db', db, '--config', config, '--port', '0'];
   const first = await startServe(args);
   servers.push(first);
   const key = first.testKey!;
