@@ -24,6 +24,7 @@ import { registerAccountNames } from './domain/account-names';
 import { payRoutes } from './pay/index';
 import { openDb, type Db } from './store/db';
 import { startCheckpointer } from './store/checkpointer';
+import { failThisCommit } from './store/faults';
 import { createGroupCommitter } from './store/group-commit';
 import { createWalSync } from './store/wal-sync';
 import { createIdempotencyRepo } from './store/idempotency';
@@ -65,15 +66,21 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const submissions = createSubmissionRepo(db.sqlite);
   const dispatcher = createDispatcher({ db, config, log });
   let runtime: Runtime;
-  const chainWatch = createChainWatch(chains, intents, () => runtime, (msg, f) => log('warn', msg, f), submissions);
+  const reportFault = opts.faults?.chainReport;
+  const chainWatch = createChainWatch(chains, () => runtime, {
+    log: (msg, f) => log('warn', msg, f),
+    submissions,
+    onReportWrite: reportFault && ((o) => reportFault(o, { failCommit: () => failThisCommit(db.sqlite) })),
+  });
   runtime = createRuntime({
     committer,
     intents,
     outbox: createOutbox(db.sqlite),
     onDeliveriesQueued: () => dispatcher.wake(),
-    onWatch: (id, stage) => chainWatch.onWatch(id, stage),
+    onCommitted: (rows, full) => chainWatch.sync(rows, full),
     inspect: opts.inspect,
     holdExpiry: (id) => submissions.hasSending(id),
+    log,
   });
   const services: Services = {
     config, runtime, intents, idempotency, chains, screener,

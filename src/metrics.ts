@@ -12,8 +12,9 @@ export function renderMetrics(p: { db: Db; runtime: Runtime; committer: GroupCom
   const gauge = (name: string, help: string, value: number, labels = '') => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name}${labels} ${value}`);
   };
-  gauge('payforge_live_actors', 'Lifecycle actors in memory (live intents)', p.runtime.liveActors());
+  gauge('payforge_live_actors', 'Live intents followed (deadline or chain watch), as their rows say', p.runtime.liveIntents());
   gauge('payforge_watched_transactions', 'Transactions followed on chain', p.chainWatch.watchedCount());
+  gauge('payforge_unwritten_chain_reports', 'Intents whose chain report failed to be written and is being written again', p.chainWatch.unwrittenCount());
   const c = p.committer.stats();
   gauge('payforge_commit_batches_total', 'Group-commit transactions', c.batches);
   gauge('payforge_commit_writes_total', 'Writes committed (across batches)', c.writes);

@@ -1,18 +1,22 @@
-// The actor runtime: the only caller of createActor. One actor per live intent; every
-// transition writes the intent row, the persisted snapshot, the events and their deliveries in
-// ONE transaction (through the group committer). After commit: wake the dispatcher, re-arm
-// deadlines, and drop terminal actors from memory.
-import { createActor, fromCallback, type Actor, type InspectionEvent } from 'xstate';
+// The lifecycle runtime: every transition is computed from the intent's row as read INSIDE the
+// write (step.ts: XState's pure transition on the row's persisted snapshot), so no process ever
+// acts on a state it holds in memory: a rolled-back batch or a second process cannot leave a
+// stale actor in charge (contract 14, "the row is the only state"). One transition writes the
+// intent row, its snapshot, the events and their deliveries in ONE transaction (through the
+// group committer). Deadlines and chain watches follow COMMITTED rows: after every commit, and on
+// a periodic scan of the live rows, so a failed write can never unwatch or forget an intent.
+import type { InspectionEvent } from 'xstate';
 import { newId } from '../domain/ids';
 import { iso, toWire, type EventEnvelope, type EventType, type IntentState, type Mode } from '../domain/intent';
+import type { Log } from '../log';
 import type { GroupCommitter } from '../store/group-commit';
 import type { IntentRepo, StoredIntent } from '../store/intents';
 import type { Outbox } from '../store/outbox';
-import { intentMachine, MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../machines/intent.machine';
+import { MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../machines/intent.machine';
 import { hasTag, invalidState } from '../../machines/judge';
 import { createDeadlines, type Deadlines } from './deadlines';
-
-type IntentActor = Actor<typeof intentMachine>;
+import { createInspectMirror, type CommittedMove } from './inspect-mirror';
+import { forget, initialStep, step, type Step } from './step';
 
 export interface RuntimeDeps {
   committer: GroupCommitter;
@@ -20,16 +24,24 @@ export interface RuntimeDeps {
   outbox: Outbox;
   /** Called after a commit that queued webhook deliveries. */
   onDeliveriesQueued: () => void;
-  /** Called (after commit) when an actor enters or leaves a chain-watching state. */
-  onWatch: (intentId: string, stage: 'pending' | 'confirmed' | null) => void;
-  /** Stately inspector hook (serve --inspect). */
+  /**
+   * Rows as committed, after each commit; `full` on the periodic scan, which hands over every
+   * live row (anything followed but absent from it is no longer live).
+   */
+  onCommitted?: (rows: StoredIntent[], full: boolean) => void;
+  /** Stately inspector hook (serve --inspect): fed by display-only actors (inspect-mirror.ts). */
   inspect?: (event: InspectionEvent) => void;
   now?: () => number;
   /** True while a `sending` submission exists for the intent: its deadline waits (submit, B). */
   holdExpiry?: (intentId: string) => boolean;
+  log?: Log;
+  /** How often the live rows are read again to re-arm deadlines and watches (default 5 s). */
+  resyncMs?: number;
 }
 
 const EXPIRY_HOLD_MS = 2_000;
+/** An expiry whose write failed is tried again this soon (the periodic scan would, later). */
+const EXPIRY_RETRY_MS = 1_000;
 
 /** Handed to write functions: everything here is synchronous and joins the caller's transaction. */
 export interface Tx {
@@ -38,8 +50,9 @@ export interface Tx {
   /** Insert a new intent in `created`, with its intent.created event. */
   insert(intent: Omit<StoredIntent, 'state' | 'snapshot' | 'machineVersion'>): StoredIntent;
   /**
-   * Send a lifecycle event. When the machine refuses it: 'throw' raises 409 intent.invalid_state,
-   * 'ignore' returns null (chain reports and deadlines that no longer apply).
+   * Send a lifecycle event. The move is computed from the intent's row as it is now, inside this
+   * write (`intent` only names it). When the machine refuses it: 'throw' raises 409
+   * intent.invalid_state, 'ignore' returns null (chain reports and deadlines that no longer apply).
    */
   apply(intent: StoredIntent, event: IntentEvent, onReject: 'throw' | 'ignore', patch?: Partial<StoredIntent>): StoredIntent | null;
   /** Change fields that are not lifecycle (reference, metadata, fulfiller, refundedBy): no event. */
@@ -50,35 +63,50 @@ export interface Tx {
 
 export interface Runtime {
   write<T>(fn: (tx: Tx) => T): Promise<T>;
-  /** Rehydrate live intents and arm their deadlines (boot). Returns how many. */
+  /** Boot: read the live rows, arm their deadlines and watches, start the periodic scan. Returns how many. */
   rehydrateLive(): number;
-  liveActors(): number;
+  /** Read the live rows again and follow what they say (also run periodically). Returns how many. */
+  resync(): number;
+  /** Live intents this runtime follows (deadline or chain watch). */
+  liveIntents(): number;
   stop(): void;
 }
 
+function project(prev: StoredIntent, s: Step, at: number): StoredIntent {
+  const c: IntentContext = s.snapshot.context;
+  return {
+    ...prev,
+    state: s.snapshot.value as IntentState,
+    txSignature: c.txSignature,
+    retryRequired: c.retryRequired,
+    pendingAtExpiry: c.pendingAtExpiry,
+    failureReason: c.failureReason,
+    detectedAt: c.detectedAt,
+    confirmedAt: c.confirmedAt,
+    finalizedAt: c.finalizedAt,
+    // Strictly increasing: PATCH uses updatedAt for optimistic concurrency.
+    updatedAt: Math.max(at, prev.updatedAt + 1),
+    snapshot: s.json,
+    machineVersion: MACHINE_VERSION,
+  };
+}
+
+function envelope(type: EventType, intent: StoredIntent, at: number): EventEnvelope {
+  let shown = intent;
+  // A poller that first sees a tx finalized emits confirmed then finalized: show each as it was.
+  if (type === 'intent.confirmed' && intent.state === 'finalized') shown = { ...intent, state: 'confirmed', finalizedAt: null };
+  return { eventId: newId('evt'), type, createdAt: iso(at), livemode: intent.mode === 'live', data: { intent: toWire(shown) } };
+}
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const now = deps.now ?? Date.now;
-  const actors = new Map<string, IntentActor>();
-  let collector: EventType[] | null = null;
-
-  const machine = intentMachine.provide({
-    actions: {
-      emit: (_args, params) => {
-        if (!collector) throw new Error('emit outside a runtime transition');
-        collector.push(params.type);
-      },
-    },
-    actors: {
-      watchChain: fromCallback(({ input }: { input: { intentId: string; stage: 'pending' | 'confirmed' } }) => {
-        deps.onWatch(input.intentId, input.stage);
-        return () => deps.onWatch(input.intentId, null);
-      }),
-    },
-  });
+  const log: Log = deps.log ?? (() => {});
+  const live = new Set<string>();
+  const mirror = deps.inspect ? createInspectMirror(deps.inspect) : null;
+  let scanTimer: ReturnType<typeof setInterval> | null = null;
 
   const deadlines: Deadlines = createDeadlines((intentId) => {
-    void runtime
+    runtime
       .write((tx) => {
         const cur = tx.get(intentId);
         // A transaction for it is being broadcast (or was, before a crash): never expire it now;
@@ -89,106 +117,58 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         }
         return cur ? tx.apply(cur, { type: 'EXPIRE', at: tx.now }, 'ignore') : null;
       })
-      .catch((e) => console.error(JSON.stringify({ level: 'error', msg: 'expiry failed', intentId, error: String(e) })));
+      .catch((e) => {
+        // Not written: the row still says what it said, so its deadline is still due.
+        log('error', 'expiry failed; retrying', { intent_id: intentId, error: String(e) });
+        deadlines.arm(intentId, now() + EXPIRY_RETRY_MS);
+      });
   }, now);
 
-  function actorFor(i: StoredIntent): IntentActor {
-    let a = actors.get(i.id);
-    if (a) return a;
-    if (i.machineVersion !== MACHINE_VERSION) {
-      throw new Error(`intent ${i.id}: snapshot of machine version ${i.machineVersion}, this build runs ${MACHINE_VERSION}`);
+  /** Follow one committed row: its deadline and whether it is live. */
+  function follow(i: StoredIntent): void {
+    if (hasTag(i, 'terminal')) {
+      live.delete(i.id);
+      deadlines.disarm(i.id);
+      forget(i.id);
+      return;
     }
-    a = createActor(machine, {
-      id: i.id,
-      snapshot: JSON.parse(i.snapshot),
-      input: { intentId: i.id, family: i.chain.startsWith('solana:') ? 'solana' : 'evm' },
-      inspect: deps.inspect,
-    });
-    actors.set(i.id, a);
-    a.start();
-    return a;
-  }
-
-  function evict(id: string): void {
-    const a = actors.get(id);
-    actors.delete(id);
-    a?.stop();
-  }
-
-  function project(prev: StoredIntent, actor: IntentActor, at: number): StoredIntent {
-    const snap = actor.getSnapshot();
-    const c: IntentContext = snap.context;
-    return {
-      ...prev,
-      state: snap.value as IntentState,
-      txSignature: c.txSignature,
-      retryRequired: c.retryRequired,
-      pendingAtExpiry: c.pendingAtExpiry,
-      failureReason: c.failureReason,
-      detectedAt: c.detectedAt,
-      confirmedAt: c.confirmedAt,
-      finalizedAt: c.finalizedAt,
-      // Strictly increasing: PATCH uses updatedAt for optimistic concurrency.
-      updatedAt: Math.max(at, prev.updatedAt + 1),
-      snapshot: JSON.stringify(actor.getPersistedSnapshot()),
-      machineVersion: MACHINE_VERSION,
-    };
-  }
-
-  function envelope(type: EventType, intent: StoredIntent, at: number): EventEnvelope {
-    let shown = intent;
-    // A poller that first sees a tx finalized emits confirmed then finalized: show each as it was.
-    if (type === 'intent.confirmed' && intent.state === 'finalized') shown = { ...intent, state: 'confirmed', finalizedAt: null };
-    return { eventId: newId('evt'), type, createdAt: iso(at), livemode: intent.mode === 'live', data: { intent: toWire(shown) } };
+    live.add(i.id);
+    if (hasTag(i, 'deadline') && !i.pendingAtExpiry) deadlines.arm(i.id, i.expiresAt);
+    else deadlines.disarm(i.id);
   }
 
   const runtime: Runtime = {
     write<T>(fn: (tx: Tx) => T): Promise<T> {
-      const touched = new Map<string, StoredIntent>();
+      let touched = new Map<string, StoredIntent>();
+      let moves: CommittedMove[] = [];
       let queued = false;
       const tx: Tx = {
         now: 0,
         get: (id) => touched.get(id) ?? deps.intents.get(id),
         insert(fields) {
-          const a = createActor(machine, {
-            id: fields.id,
-            input: { intentId: fields.id, family: fields.chain.startsWith('solana:') ? 'solana' : 'evm' },
-            inspect: deps.inspect,
-          });
-          actors.set(fields.id, a);
-          a.start();
-          const row: StoredIntent = {
-            ...fields,
-            state: 'created',
-            snapshot: JSON.stringify(a.getPersistedSnapshot()),
-            machineVersion: MACHINE_VERSION,
-          };
+          const s = initialStep(fields.id, fields.chain);
+          const row: StoredIntent = { ...fields, state: 'created', snapshot: s.json, machineVersion: MACHINE_VERSION };
           touched.set(row.id, row);
           deps.intents.insert(row);
+          if (mirror) moves.push({ id: row.id, chain: row.chain, before: null, event: null, after: row.snapshot, ended: false });
           queued = deps.outbox.append({
             envelope: envelope('intent.created', row, tx.now), accountId: row.accountId, mode: row.mode, intentId: row.id, createdAt: tx.now,
           }) || queued;
           return row;
         },
-        apply(cur, event, onReject, patch) {
-          const actor = actorFor(cur);
-          if (!actor.getSnapshot().can(event)) {
-            if (hasTag(cur, 'terminal') && !touched.has(cur.id)) evict(cur.id);
+        apply(intent, event, onReject, patch) {
+          // The row as it is inside this write: whatever the caller (or this process) saw before.
+          const cur = tx.get(intent.id) ?? intent;
+          const s = step(cur, event);
+          if (s === null) {
             if (onReject === 'throw') throw invalidState(cur);
             return null;
           }
-          collector = [];
-          let emitted: EventType[];
-          try {
-            actor.send(event);
-          } finally {
-            emitted = collector;
-            collector = null;
-          }
-          const next = { ...project(cur, actor, tx.now), ...patch };
+          const next = { ...project(cur, s, tx.now), ...patch };
           touched.set(next.id, next);
           deps.intents.update(next);
-          for (const type of emitted) {
+          if (mirror) moves.push({ id: next.id, chain: next.chain, before: cur.snapshot, event, after: next.snapshot, ended: hasTag(next, 'terminal') });
+          for (const type of s.emitted) {
             queued = deps.outbox.append({
               envelope: envelope(type, next, tx.now), accountId: next.accountId, mode: next.mode, intentId: next.id, createdAt: tx.now,
             }) || queued;
@@ -206,44 +186,59 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           queued = deps.outbox.append({ envelope, accountId: e.accountId, mode: e.mode, intentId: e.intentId, createdAt: tx.now }) || queued;
         },
       };
-      const onAbort = () => {
-        // The batch did not commit: actors may be ahead of the database; reload them lazily.
-        for (const id of touched.keys()) evict(id);
-      };
       return deps.committer
         .write(() => {
           tx.now = now();
-          try {
-            return fn(tx);
-          } catch (e) {
-            onAbort();
-            throw e;
-          }
-        }, onAbort)
+          // A write function may run again only after a failure; start each run clean.
+          touched = new Map();
+          moves = [];
+          queued = false;
+          return fn(tx);
+        })
         .then((result) => {
-          for (const i of touched.values()) {
-            if (hasTag(i, 'terminal')) {
-              deadlines.disarm(i.id);
-              evict(i.id);
-            } else if (hasTag(i, 'deadline') && !i.pendingAtExpiry) deadlines.arm(i.id, i.expiresAt);
-            else deadlines.disarm(i.id);
-          }
+          // Committed: now, and only now, memory follows these rows. A write that did not commit
+          // changed nothing here, so nothing needs undoing.
+          const rows = [...touched.values()];
+          for (const i of rows) follow(i);
+          if (rows.length > 0) deps.onCommitted?.(rows, false);
+          mirror?.replay(moves);
           if (queued) deps.onDeliveriesQueued();
           return result;
         });
     },
-    rehydrateLive() {
-      const live = deps.intents.listLive();
-      for (const i of live) {
-        actorFor(i);
-        if (hasTag(i, 'deadline') && !i.pendingAtExpiry) deadlines.arm(i.id, i.expiresAt);
+    resync() {
+      const rows = deps.intents.listLive();
+      const ids = new Set(rows.map((r) => r.id));
+      for (const id of live) {
+        if (!ids.has(id)) {
+          live.delete(id);
+          deadlines.disarm(id);
+        }
       }
-      return live.length;
+      for (const i of rows) follow(i);
+      deps.onCommitted?.(rows, true);
+      return rows.length;
     },
-    liveActors: () => actors.size,
+    rehydrateLive() {
+      const n = runtime.resync();
+      if (!scanTimer) {
+        scanTimer = setInterval(() => {
+          try {
+            runtime.resync();
+          } catch (e) {
+            log('error', 'live intent scan failed', { error: String(e) });
+          }
+        }, deps.resyncMs ?? 5_000);
+        scanTimer.unref?.();
+      }
+      return n;
+    },
+    liveIntents: () => live.size,
     stop() {
+      if (scanTimer) clearInterval(scanTimer);
+      scanTimer = null;
       deadlines.stop();
-      for (const id of [...actors.keys()]) evict(id);
+      mirror?.stop();
     },
   };
   return runtime;

@@ -31,4 +31,9 @@ export interface Services {
 export interface SubmitFaults {
   /** Runs inside the write that records a broadcast as sent; throwing makes that commit fail. */
   afterBroadcast?: (intentId: string) => void;
+  /**
+   * Runs inside the write of each chain watcher report; `failCommit()` makes that transaction's
+   * COMMIT fail after every statement succeeded (throwing fails the write before it).
+   */
+  chainReport?: (report: { intentId: string; type: string }, fault: { failCommit: () => void }) => void;
 }

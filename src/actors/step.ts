@@ -1,0 +1,85 @@
+// One lifecycle move computed from the intent's row, with XState's pure `transition()`: no
+// long-lived actor, nothing in memory that could be ahead of (or behind) the database. The row's
+// persisted snapshot is restored into an actor that is never started (no side effect runs), and
+// the named `emit` actions come back as data, in the order the machine lists them.
+import { createActor, transition, type SnapshotFrom } from 'xstate';
+import type { EventType } from '../domain/intent';
+import type { StoredIntent } from '../store/intents';
+import { intentMachine, MACHINE_VERSION, type IntentEvent } from '../../machines/intent.machine';
+
+export type IntentSnapshot = SnapshotFrom<typeof intentMachine>;
+
+export interface Step {
+  snapshot: IntentSnapshot;
+  /** The persisted form, as stored in the row's `snapshot` column. */
+  json: string;
+  emitted: EventType[];
+}
+
+const familyOf = (chain: string) => (chain.startsWith('solana:') ? ('solana' as const) : ('evm' as const));
+
+/**
+ * Restored snapshots by intent id, each with the exact persisted JSON it came from. A hit needs
+ * the row's snapshot text to be identical, so the cache can never stand for another state than
+ * the row's: a rolled-back write or another process's write simply misses.
+ */
+const restored = new Map<string, { json: string; snapshot: IntentSnapshot }>();
+const CACHE_LIMIT = 10_000;
+
+function remember(id: string, json: string, snapshot: IntentSnapshot): void {
+  if (restored.size >= CACHE_LIMIT) restored.clear();
+  restored.set(id, { json, snapshot });
+}
+
+/** The machine's state for this row (version-checked). */
+export function snapshotOf(row: Pick<StoredIntent, 'id' | 'chain' | 'snapshot' | 'machineVersion'>): IntentSnapshot {
+  const hit = restored.get(row.id);
+  if (hit && hit.json === row.snapshot) return hit.snapshot;
+  if (row.machineVersion !== MACHINE_VERSION) {
+    throw new Error(`intent ${row.id}: snapshot of machine version ${row.machineVersion}, this build runs ${MACHINE_VERSION}`);
+  }
+  // Never started: restoring creates the invoked children's refs but runs none of them.
+  const snapshot = createActor(intentMachine, {
+    id: row.id,
+    snapshot: JSON.parse(row.snapshot),
+    input: { intentId: row.id, family: familyOf(row.chain) },
+  }).getSnapshot();
+  remember(row.id, row.snapshot, snapshot);
+  return snapshot;
+}
+
+/** The snapshot of a new intent (state `created`). */
+export function initialStep(id: string, chain: string): Step {
+  const snapshot = createActor(intentMachine, { id, input: { intentId: id, family: familyOf(chain) } }).getSnapshot();
+  const json = JSON.stringify(intentMachine.getPersistedSnapshot(snapshot));
+  remember(id, json, snapshot);
+  return { snapshot, json, emitted: [] };
+}
+
+/** The move `event` makes from the row's state, or null when the machine refuses it. */
+export function step(row: StoredIntent, event: IntentEvent): Step | null {
+  const from = snapshotOf(row);
+  if (!from.can(event)) return null;
+  const [snapshot, actions] = transition(intentMachine, from, event);
+  const emitted: EventType[] = [];
+  for (const a of actions) {
+    if (a.type === 'emit') emitted.push((a.params as { type: EventType }).type);
+  }
+  const json = JSON.stringify(intentMachine.getPersistedSnapshot(snapshot));
+  remember(row.id, json, snapshot);
+  return { snapshot, json, emitted };
+}
+
+/** Which chain watch the machine asks for in this state (its `watchChain` invocation), if any. */
+export function watchStageOf(row: Pick<StoredIntent, 'snapshot'>): 'pending' | 'confirmed' | null {
+  const persisted = JSON.parse(row.snapshot) as { children?: Record<string, { src?: string; snapshot?: { input?: { stage?: string } } }> };
+  for (const child of Object.values(persisted.children ?? {})) {
+    const stage = child.src === 'watchChain' ? child.snapshot?.input?.stage : undefined;
+    if (stage === 'pending' || stage === 'confirmed') return stage;
+  }
+  return null;
+}
+
+export function forget(id: string): void {
+  restored.delete(id);
+}

@@ -1,0 +1,110 @@
+// A real core (real SQLite file with the real migrations, group commit, runtime, chain watch)
+// whose EVM watcher is scripted by the test: it reports only what it has been asked to watch,
+// exactly as a real watcher does, so a runtime that stops watching an intent stops hearing of it.
+import { validate } from '../../src/config';
+import { DEFAULT_CONFIG } from '../../src/config.types';
+import { createCore, type Core, type CoreOptions } from '../../src/compose';
+import { createEvmAdapter } from '../../src/chains/evm/adapter';
+import type { ChainObservation, WatchItem } from '../../src/chains/types';
+import type { Tx } from '../../src/actors/runtime';
+import type { StoredIntent } from '../../src/store/intents';
+import { storedIntent } from './db';
+
+export const CHAIN = 'eip155:84532';
+
+export interface ScriptedWatcher {
+  watched: Map<string, WatchItem>;
+  /** Every watch/unwatch call, in order. */
+  calls: Array<['watch' | 'unwatch', string]>;
+  /** Report like a watcher that follows `intentId`; false (nothing said) when it does not follow it. */
+  say(intentId: string, type: ChainObservation['type'], opts?: { forget?: boolean }): boolean;
+}
+
+export function scriptedWatcher(): { watcher: ScriptedWatcher; adapter: NonNullable<CoreOptions['adapters']>['evm'] } {
+  const watched = new Map<string, WatchItem>();
+  const calls: ScriptedWatcher['calls'] = [];
+  let report: ((o: ChainObservation) => void) | null = null;
+  const watcher: ScriptedWatcher = {
+    watched,
+    calls,
+    say(intentId, type, opts = {}) {
+      const item = watched.get(intentId);
+      if (!item || !report) return false;
+      // A Solana-like watcher forgets a transaction once it reported a final verdict.
+      if (opts.forget) watched.delete(intentId);
+      const base = { intentId, txSignature: item.txSignature };
+      report(type === 'failed' ? { ...base, type, reason: 'revert' } : { ...base, type });
+      return true;
+    },
+  };
+  const real = createEvmAdapter();
+  return {
+    watcher,
+    adapter: {
+      ...real,
+      createWatcher(_network, _rpc, r) {
+        report = r;
+        return {
+          watch(item) {
+            calls.push(['watch', item.intentId]);
+            watched.set(item.intentId, item);
+          },
+          unwatch(id) {
+            calls.push(['unwatch', id]);
+            watched.delete(id);
+          },
+          async stop() {
+            watched.clear();
+          },
+        };
+      },
+    },
+  };
+}
+
+/** A core on `dbPath` (its RPC upstream is never called: the watcher is scripted, detection is off). */
+export function scriptedCore(dbPath: string): { core: Core; watcher: ScriptedWatcher } {
+  const { watcher, adapter } = scriptedWatcher();
+  const config = validate({
+    ...structuredClone(DEFAULT_CONFIG),
+    db: dbPath,
+    logLevel: 'error',
+    networks: { [CHAIN]: { rpc: ['http://127.0.0.1:9'] } },
+  });
+  const core = createCore(config, { adapters: { evm: adapter } });
+  return { core, watcher };
+}
+
+/** Insert an intent (created, TTL from now) and, with `tx`, submit it: pending with a transaction to follow. */
+export async function pendingIntent(core: Core, over: Partial<StoredIntent> = {}, submit = true): Promise<StoredIntent> {
+  const now = Date.now();
+  const { state: _s, snapshot: _n, machineVersion: _m, ...fields } = storedIntent({ createdAt: now, updatedAt: now, expiresAt: now + 600_000, ...over });
+  return core.runtime.write((tx: Tx) => {
+    const row = tx.insert(fields);
+    if (!submit) return row;
+    const txSignature = `0x${crypto.randomUUID().replaceAll('-', '').padEnd(64, '0')}`;
+    return tx.apply(row, { type: 'SUBMIT', at: tx.now, txSignature }, 'throw', {
+      signedTransaction: null,
+      watchData: { from: '0x2222222222222222222222222222222222222222', nonce: 0, sinceBlock: 0 },
+    })!;
+  });
+}
+
+/** Event types recorded for an intent, oldest first (what webhooks deliver). */
+export function eventTypesOf(core: Core, intentId: string): string[] {
+  return core.db.sqlite
+    .query<{ type: string }, [string]>('SELECT type FROM events WHERE intent_id = ? ORDER BY seq')
+    .all(intentId)
+    .map((r) => r.type);
+}
+
+/** Poll until `check` returns a value (no fixed sleeps): fails with `what` after `ms`. */
+export async function until<T>(check: () => T | null | undefined | false, what: string, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
