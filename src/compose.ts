@@ -94,6 +94,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   let reconcileTimer: ReturnType<typeof setInterval> | null = null;
   const limiter = createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
   let ready = false;
+  const atClose: Array<() => void> = [];
   let detection: Detection | null = null;
   // The caller resolved in onRequest, per request object: one key lookup per request.
   const callers = new WeakMap<Request, Caller>();
@@ -167,6 +168,10 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     endStreams,
     /** null, or a promise that settles once every commit so far is on disk: responses wait on it. */
     durable: () => committer.durable(),
+    /** Run `f` at stop, after everything else stopped, just before the database closes. */
+    atClose(f: () => void): void {
+      atClose.push(f);
+    },
     /** Rehydrate live intents (expiring overdue ones), start the dispatcher. */
     boot(): number {
       // Queued before any deadline can fire: a transaction recorded before a crash is applied
@@ -196,6 +201,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       await checkpointer?.stop();
       walSync?.close();
       unregisterNames();
+      for (const f of atClose) f();
       db.close();
     },
   };

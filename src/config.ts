@@ -91,6 +91,7 @@ export const ConfigSchema = obj({
   }),
   idempotency: obj({ ttlSeconds: positive() }),
   detection: obj({ lookbackSeconds: num(0) }),
+  cluster: obj({ leaseSeconds: positive() }),
   rateLimit: obj({ perSecond: positive(), burst: num(1) }),
   rpc: obj({ timeoutMs: num(1), breakerFailures: int(1), breakerCooldownMs: num(0), retryAfterSeconds: int(1) }),
   adminToken: Type.Union([Type.Null(), str()], { description: 'a non-empty string' }),

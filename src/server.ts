@@ -9,6 +9,7 @@ import { newId } from './domain/ids';
 import { createStatelyInspector } from './actors/inspector';
 import { createLogger } from './log';
 import { setPublicUrl } from './domain/pay-url';
+import { holdInstanceLease } from './instance-lease';
 
 export interface ServerHandle {
   url: string;
@@ -19,10 +20,25 @@ export interface ServerHandle {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, opts: { bootstrap: boolean } & CoreOptions): Promise<ServerHandle> {
+export interface ServerOptions extends CoreOptions {
+  bootstrap: boolean;
+  /** Another serve took this SQLite file over (this one had stopped renewing its lease). */
+  onInstanceLeaseLost?: () => void;
+}
+
+export async function startServer(config: Config, opts: ServerOptions): Promise<ServerHandle> {
   const log = opts.log ?? createLogger(config.logLevel);
   const inspect = opts.inspect ?? (config.inspect === false ? undefined : await createStatelyInspector(config.inspect, log));
   const core = createCore(config, { ...opts, inspect, log });
+  // Before anything listens, broadcasts or expires: a second serve on the same file stops here.
+  try {
+    const lease = holdInstanceLease(core.db, config, log, () => opts.onInstanceLeaseLost?.());
+    // Released last, once nothing of this instance can write or send any more.
+    if (lease) core.atClose(() => lease.release());
+  } catch (e) {
+    await core.stop();
+    throw e;
+  }
   const boot = opts.bootstrap ? bootstrapIfEmpty(core.db) : null;
   const server = Bun.serve({
     port: config.port,

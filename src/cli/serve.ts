@@ -19,16 +19,22 @@ export async function serve(argv: string[]): Promise<void> {
   const log = createLogger(config.logLevel);
   // Loaded lazily: the other commands should not pay for Elysia and the actor runtime.
   const { startServer } = await import('../server');
-  const server = await startServer(config, { bootstrap: values.bootstrap === true, log });
+  let stop = (_signal: string, _code?: number) => {};
+  const server = await startServer(config, {
+    bootstrap: values.bootstrap === true,
+    log,
+    // Another serve took this file over: this one must not write beside it.
+    onInstanceLeaseLost: () => stop('instance lease lost', 1),
+  });
   // Handlers before the URL is printed: a supervisor that stops us as soon as we answer must
   // get a clean stop, not the default SIGTERM death (exit 143).
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     log('info', 'stopping', { signal });
     server.stop().then(
-      () => process.exit(0),
+      () => process.exit(code),
       (e) => {
         log('error', 'stop failed', { error: (e as Error).message });
         process.exit(1);
