@@ -9,7 +9,7 @@ import { newId } from './domain/ids';
 import { createStatelyInspector } from './actors/inspector';
 import { createLogger } from './log';
 import { setPublicUrl } from './domain/pay-url';
-import { holdInstanceLease } from './instance-lease';
+import { holdInstanceLease } from './actors/instance-lease';
 
 export interface ServerHandle {
   url: string;

@@ -6,10 +6,10 @@
 // instances share the database (contract 13): no lease is taken here.
 import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { Config } from './config.types';
-import type { Log } from './log';
-import type { Db } from './store/db';
-import { releaseInstanceLease, renewInstanceLease, takeInstanceLease, type LeaseHolder } from './store/instance-lease';
+import type { Config } from '../config.types';
+import type { Log } from '../log';
+import type { Db } from '../store/db';
+import { releaseInstanceLease, renewInstanceLease, takeInstanceLease, type LeaseHolder } from '../store/instance-lease';
 
 export interface InstanceLease {
   instanceId: string;
