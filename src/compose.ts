@@ -15,6 +15,7 @@ import { AppError } from './domain/errors';
 import type { ChainFamily } from './domain/intent';
 import { startDetectors, type Detection } from './intents/detect-payments';
 import { reconcileSubmissions } from './intents/record-submission';
+import { recordLandedAfterClose } from './intents/record-landed-after-close';
 import type { Services, SubmitFaults } from './intents/services';
 import { createScreener } from './screening/screener';
 import { findActiveKeyByHash, touchApiKeys } from './store/api-keys';
@@ -67,10 +68,13 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const dispatcher = createDispatcher({ db, config, log });
   let runtime: Runtime;
   const reportFault = opts.faults?.chainReport;
+  let services: Services;
   const chainWatch = createChainWatch(chains, () => runtime, {
     log: (msg, f) => log('warn', msg, f),
     submissions,
     onReportWrite: reportFault && ((o) => reportFault(o, { failCommit: () => failThisCommit(db.sqlite) })),
+    lookbackMs: config.detection.lookbackSeconds * 1000,
+    onLandedAfterClose: (row, commitment) => recordLandedAfterClose(services, row, commitment),
   });
   runtime = createRuntime({
     committer,
@@ -82,7 +86,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     holdExpiry: (id) => submissions.hasSending(id),
     log,
   });
-  const services: Services = {
+  services = {
     config, runtime, intents, idempotency, chains, screener,
     submissions, log, faults: opts.faults,
     payments: createPaymentRepo(db.sqlite), detection: createDetectionRepo(db.sqlite),
@@ -180,6 +184,9 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       reconcileTimer = setInterval(() => void reconcile(), RECONCILE_INTERVAL_MS);
       reconcileTimer.unref?.();
       const n = runtime.rehydrateLive();
+      // Recorded transactions of intents that closed unpaid within the look-back stay in sight.
+      const since = Date.now() - config.detection.lookbackSeconds * 1000;
+      for (const chain of chains.networks.keys()) chainWatch.sync(intents.listUnfinalizedWithTransaction(chain, since), false);
       dispatcher.start();
       detection = startDetectors(services, (msg, f) => log('warn', msg, f));
       ready = true;

@@ -9,10 +9,14 @@ import type { IntentEvent } from '../../machines/intent.machine';
 import type { StoredIntent } from '../store/intents';
 import type { SubmissionOutcome, SubmissionRepo } from '../store/submissions';
 import type { Runtime } from './runtime';
+import { hasTag } from '../../machines/judge';
 import { watchStageOf } from './step';
 
 export interface ChainWatch {
-  /** Follow what these committed rows say; `full`: they are every live row (drop the rest). */
+  /**
+   * Follow what these committed rows say; `full`: they are every live row (drop the rest, but
+   * keep closed intents' transactions until their look-back ends). Closed rows (boot) are welcome.
+   */
   sync(rows: StoredIntent[], full: boolean): void;
   /** Write a watcher report through the runtime (ignored when it no longer applies). */
   report(o: ChainObservation): Promise<void>;
@@ -30,6 +34,14 @@ export interface ChainWatchOptions {
   retryMs?: number;
   /** Test-only: runs inside the write of each report (throwing, or failing its COMMIT). */
   onReportWrite?: (o: ChainObservation) => void;
+  /** How long a closed intent's recorded transaction stays followed (detection.lookbackSeconds). */
+  lookbackMs?: number;
+  /**
+   * The recorded transaction of a closed intent landed (contract 14, "never out of sight"): it
+   * drives the intent when still payable, else becomes a late or duplicate payment.
+   */
+  onLandedAfterClose?: (row: StoredIntent, commitment: 'confirmed' | 'finalized') => Promise<void>;
+  now?: () => number;
 }
 
 export function toEvent(o: ChainObservation, at: number): IntentEvent {
@@ -50,8 +62,17 @@ const OUTCOME: Record<ChainObservation['type'], SubmissionOutcome | null> = {
 interface Followed {
   chain: string;
   txSignature: string;
-  stage: 'pending' | 'confirmed';
+  /** 'closed': the intent left the watched states (dropped, failed, expired, cancelled). */
+  stage: 'pending' | 'confirmed' | 'closed';
+  /** closed: followed until then (the row's updatedAt + the look-back). */
+  until?: number;
 }
+
+/**
+ * A recorded transaction of an intent that closed unpaid: the machine no longer watches it, but
+ * it could still land (a reorg, a verdict the chain later undid) within the look-back.
+ */
+const closedWithTransaction = (row: StoredIntent) => row.txSignature !== null && !hasTag(row, 'paid') && watchStageOf(row) === null;
 
 export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtime, opts: ChainWatchOptions): ChainWatch {
   const watchers = new Map<string, Watcher>();
@@ -61,6 +82,7 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
   /** Intents whose oldest report failed to be written at least once. */
   const failing = new Set<string>();
   let stopped = false;
+  const now = opts.now ?? Date.now;
 
   const watcherFor = (chain: string): Watcher | null => {
     let w = watchers.get(chain);
@@ -79,23 +101,17 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
     if (f) watchers.get(f.chain)?.unwatch(id);
   };
 
-  const follow = (row: StoredIntent) => {
-    const stage = watchStageOf(row);
-    // Simulated transitions have no transaction to follow; a transaction known only by id (null
-    // bytes) is followed without rebroadcast.
-    if (stage === null || row.txSignature === null) return unfollow(row.id);
-    const f = followed.get(row.id);
-    if (f && f.txSignature === row.txSignature && f.stage === stage) return;
+  const watch = (row: StoredIntent & { txSignature: string }, f: Followed, signedTransaction: string | null) => {
     const w = watcherFor(row.chain);
     if (!w) return;
-    followed.set(row.id, { chain: row.chain, txSignature: row.txSignature, stage });
+    followed.set(row.id, f);
     w.watch({
       intentId: row.id,
       chain: row.chain,
       txSignature: row.txSignature,
-      signedTransaction: row.signedTransaction,
+      signedTransaction,
       watchData: row.watchData ?? {},
-      stage,
+      stage: f.stage === 'closed' ? 'pending' : f.stage,
       intent: {
         id: row.id, chain: row.chain, token: row.token, tokenAddress: row.tokenAddress, decimals: row.decimals,
         amountBaseUnits: row.amountBaseUnits, requestor: row.requestor, fulfiller: row.fulfiller,
@@ -103,16 +119,41 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
     });
   };
 
-  const write = (o: ChainObservation) =>
-    getRuntime().write((tx) => {
+  const follow = (row: StoredIntent) => {
+    const stage = watchStageOf(row);
+    const cur = followed.get(row.id);
+    if (stage !== null && row.txSignature !== null) {
+      // A transaction known only by id (null bytes) is followed without rebroadcast.
+      if (cur && cur.txSignature === row.txSignature && cur.stage === stage) return;
+      return watch({ ...row, txSignature: row.txSignature }, { chain: row.chain, txSignature: row.txSignature, stage }, row.signedTransaction);
+    }
+    const until = row.updatedAt + (opts.lookbackMs ?? 0);
+    if (closedWithTransaction(row) && until > now()) {
+      if (cur && cur.txSignature === row.txSignature && cur.stage === 'closed') return;
+      // Followed, never rebroadcast: only whether it lands matters now.
+      return watch({ ...row, txSignature: row.txSignature! }, { chain: row.chain, txSignature: row.txSignature!, stage: 'closed', until }, null);
+    }
+    // Simulated transitions (no transaction), paid and finalized intents: nothing to follow.
+    unfollow(row.id);
+  };
+
+  const write = async (o: ChainObservation): Promise<void> => {
+    const landedAfterClose = await getRuntime().write((tx) => {
       opts.onReportWrite?.(o);
       const cur = tx.get(o.intentId);
       if (!cur) return null;
+      if (closedWithTransaction(cur)) return cur.txSignature === o.txSignature ? cur : null;
       const next = tx.apply(cur, toEvent(o, tx.now), 'ignore');
       // The submission row resolves in the same write as the verdict it follows from.
       if (next) opts.submissions.setOutcome(cur.chain, o.txSignature, OUTCOME[o.type], tx.now);
-      return next;
+      return null;
     });
+    // Its own write (the matcher's); if it fails, this report is kept and tried again like any other.
+    if (!landedAfterClose || (o.type !== 'confirmed' && o.type !== 'finalized')) return;
+    await opts.onLandedAfterClose?.(landedAfterClose, o.type);
+    // Final and recorded: nothing more can happen to it (a payable intent it drove is followed anew).
+    if (o.type === 'finalized' && followed.get(o.intentId)?.stage === 'closed') unfollow(o.intentId);
+  };
 
   const pause = () =>
     new Promise<void>((resolve) => {
@@ -145,10 +186,16 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
       for (const row of rows) follow(row);
       if (!full) return;
       const ids = new Set(rows.map((r) => r.id));
-      for (const id of [...followed.keys()]) if (!ids.has(id)) unfollow(id);
+      const t = now();
+      for (const [id, f] of [...followed]) {
+        // Live rows are all here; a closed intent's transaction is followed until its look-back ends.
+        if (f.stage === 'closed' ? f.until! <= t : !ids.has(id)) unfollow(id);
+      }
     },
     report(o) {
       if (stopped) return Promise.resolve();
+      // For a closed intent only a landing is news (its watcher repeats the old verdict).
+      if (followed.get(o.intentId)?.stage === 'closed' && o.type !== 'confirmed' && o.type !== 'finalized') return Promise.resolve();
       const queue = queues.get(o.intentId);
       if (queue) {
         // Behind an earlier report of the same intent: written after it (a repeat adds nothing).

@@ -115,6 +115,11 @@ export interface IntentRepo {
    * and any updated since `since` (closed within the look-back). Newest first.
    */
   listByReceiver(chain: string, requestor: string, tokenAddress: string, since: number): StoredIntent[];
+  /**
+   * Intents of `chain` updated since `since` that hold a transaction and are not finalized: the
+   * runtime keeps following the recorded transaction of those that closed unpaid (contract 14).
+   */
+  listUnfinalizedWithTransaction(chain: string, since: number): StoredIntent[];
 }
 
 export function createIntentRepo(sqlite: Database): IntentRepo {
@@ -135,6 +140,10 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
   const byReceiver = sqlite.prepare(
     `SELECT * FROM intents INDEXED BY intents_receiver WHERE chain = ? AND requestor = ? AND token_address = ?
        AND (state IN ('created','pending','confirmed','dropped') OR updated_at >= ?) ORDER BY seq DESC LIMIT 1000`,
+  );
+  const unfinalizedWithTx = sqlite.prepare(
+    `SELECT * FROM intents INDEXED BY intents_chain_updated WHERE chain = ? AND updated_at >= ?
+       AND tx_signature IS NOT NULL AND finalized_at IS NULL ORDER BY updated_at`,
   );
   const listCache = new Map<string, Statement>();
 
@@ -176,6 +185,7 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
       const r = byReference.get(ref) as Row | null;
       return r ? fromRow(r) : null;
     },
+    listUnfinalizedWithTransaction: (chain, since) => (unfinalizedWithTx.all(chain, since) as Row[]).map(fromRow),
     listByReceiver: (chain, requestor, tokenAddress, since) =>
       (byReceiver.all(chain, requestor, tokenAddress, since) as Row[]).map(fromRow),
   };

@@ -84,7 +84,8 @@ export async function pendingIntent(core: Core, over: Partial<StoredIntent> = {}
     if (!submit) return row;
     const txSignature = `0x${crypto.randomUUID().replaceAll('-', '').padEnd(64, '0')}`;
     return tx.apply(row, { type: 'SUBMIT', at: tx.now, txSignature }, 'throw', {
-      signedTransaction: null,
+      // Bytes to rebroadcast while pending (the scripted watcher never sends them).
+      signedTransaction: 'c2lnbmVkIGJ5dGVz',
       watchData: { from: '0x2222222222222222222222222222222222222222', nonce: 0, sinceBlock: 0 },
     })!;
   });
