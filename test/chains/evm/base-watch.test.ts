@@ -86,8 +86,8 @@ describe('EVM watcher', () => {
     const before = await balanceOf(requestor);
     const { intent, v } = await pay(2_000_000n);
     follow(intent, v);
-    // Mined in one block (depth 1) with confirmations = 2: nothing yet.
-    await new Promise((r) => setTimeout(r, 300));
+    // Mined in one block (depth 1) with confirmations = 2: nothing yet, however many ticks.
+    await ticks(3);
     expect(obs.of(intent.id)).toEqual([]);
     await anvil.rpc('evm_mine');
     expect(await obs.waitFor({ intentId: intent.id, type: 'confirmed' })).toEqual({
@@ -105,7 +105,7 @@ describe('EVM watcher', () => {
     start();
     const { intent, v } = await pay(1n);
     follow(intent, v, 'confirmed');
-    await new Promise((r) => setTimeout(r, 200));
+    await ticks(3);
     expect(obs.of(intent.id)).toEqual([]);
     await anvil.rpc('anvil_mine', ['0x3']);
     await obs.waitFor({ intentId: intent.id, type: 'finalized' });
