@@ -29,9 +29,10 @@ describe('serve --inspect ws://host:port', () => {
       const id = (await created.json()).intent.id;
       expect((await fetch(`${serve.url}/v1/intents/${id}/cancel`, { method: 'POST', headers: auth })).status).toBe(200);
       await expect.poll(() => messages.some((m) => m.type === '@xstate.event' && m.event?.type === 'CANCEL'), { timeout: 30_000 }).toBe(true);
-      // The actor announces the machine definition the inspector draws.
-      expect(messages.some((m) => m.type === '@xstate.actor' && String(m.definition).includes('"id":"intent"'))).toBe(true);
-      expect(messages.some((m) => m.type === '@xstate.snapshot' && m.snapshot?.value === 'cancelled')).toBe(true);
+      // The actor announces the machine definition the inspector draws. Each inspection event is its
+      // own WebSocket message: the ones after the CANCEL may still be on their way.
+      await expect.poll(() => messages.some((m) => m.type === '@xstate.actor' && String(m.definition).includes('"id":"intent"')), { timeout: 10_000 }).toBe(true);
+      await expect.poll(() => messages.some((m) => m.type === '@xstate.snapshot' && m.snapshot?.value === 'cancelled'), { timeout: 10_000 }).toBe(true);
       await expect.poll(() => serve.stderr()).toContain('stately inspector connected');
     } finally {
       expect(await serve.stop()).toBe(0);
