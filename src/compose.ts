@@ -172,7 +172,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     endStreams,
     /** null, or a promise that settles once every commit so far is on disk: responses wait on it. */
     durable: () => committer.durable(),
-    /** Run `f` at stop, after everything else stopped, just before the database closes. */
+    /** Run `f` as the last write at stop, once nothing else of this instance can write. */
     atClose(f: () => void): void {
       atClose.push(f);
     },
@@ -204,11 +204,14 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       await chainWatch.stop();
       committer.flush();
       runtime.stop();
+      // Last writes of this instance (the instance lease's release), committed and synced like any other.
+      const closing = atClose.map((f) => committer.write(f).catch((e) => log('warn', 'a last write at stop failed', { error: String(e) })));
+      committer.flush();
+      await Promise.all(closing);
       await committer.drain();
       await checkpointer?.stop();
       walSync?.close();
       unregisterNames();
-      for (const f of atClose) f();
       db.close();
     },
   };

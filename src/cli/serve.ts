@@ -33,6 +33,8 @@ export async function serve(argv: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     log('info', 'stopping', { signal });
+    // Also the code of a natural exit, should the loop run dry before stop() settles.
+    process.exitCode = code;
     server.stop().then(
       () => process.exit(code),
       (e) => {

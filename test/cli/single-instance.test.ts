@@ -90,7 +90,8 @@ describe('one serve per SQLite file', () => {
       expect(leaseRow(db)!.pid).toBe(second.proc.pid);
 
       first.proc.kill('SIGCONT');
-      expect(await first.proc.exited).toBe(1);
+      const code = await first.proc.exited;
+      expect(code).toBe(1);
       expect(first.stderr()).toContain('instance lease lost');
       expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
     } finally {
