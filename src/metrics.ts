@@ -18,6 +18,9 @@ export function renderMetrics(p: { db: Db; runtime: Runtime; committer: GroupCom
   const c = p.committer.stats();
   gauge('payforge_commit_batches_total', 'Group-commit transactions', c.batches);
   gauge('payforge_commit_writes_total', 'Writes committed (across batches)', c.writes);
+  gauge('payforge_commit_syncs_total', 'WAL syncs off the event loop (each makes one or more batches durable)', p.committer.syncs());
+  // Bench/boot reads it for memory per live intent (heap, beside the process's resident size).
+  gauge('payforge_heap_used_bytes', 'JavaScript heap in use', process.memoryUsage().heapUsed);
   const d = p.dispatcher.stats();
   gauge('payforge_webhook_in_flight', 'Webhook sends in flight', d.inFlight);
   gauge('payforge_webhook_attempts_total', 'Webhook attempts since start', d.attempts);

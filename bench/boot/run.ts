@@ -19,6 +19,7 @@ const REQUESTOR = '0x1111111111111111111111111111111111111111';
 interface Boot {
   readyMs: number;
   rssMiB: number;
+  heapMiB: number;
 }
 
 /** Spawn `serve` on the file, time spawn → /readyz 200, read VmRSS once ready, stop it. */
@@ -41,7 +42,9 @@ async function boot(db: string): Promise<Boot> {
     await Bun.sleep(500); // let the allocator settle after rehydration
     const status = await Bun.file(`/proc/${proc.pid}/status`).text();
     const rssKiB = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
-    return { readyMs, rssMiB: rssKiB / 1024 };
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const heap = Number(/^payforge_heap_used_bytes (\d+)/m.exec(metrics)?.[1] ?? NaN);
+    return { readyMs, rssMiB: rssKiB / 1024, heapMiB: heap / 2 ** 20 };
   } finally {
     proc.kill('SIGTERM');
     await proc.exited;
@@ -51,14 +54,15 @@ async function boot(db: string): Promise<Boot> {
 
 function clone(db: string, live: number, stored: number): void {
   const sqlite = new Database(db);
-  const cols = (sqlite.query('PRAGMA table_info(intents)').all() as Array<{ name: string }>).map((c) => c.name).filter((c) => c !== 'seq' && c !== 'id' && c !== 'snapshot');
+  const cols = (sqlite.query('PRAGMA table_info(intents)').all() as Array<{ name: string }>).map((c) => c.name).filter((c) => c !== 'seq' && c !== 'id' && c !== 'snapshot' && c !== 'pay_token');
   const copy = (state: string, n: number, tag: string) => {
     const t = sqlite.query('SELECT id FROM intents WHERE state = ? LIMIT 1').get(state) as { id: string } | null;
     if (!t) throw new Error(`no ${state} template intent`);
     sqlite.run(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       INSERT INTO intents (id, snapshot, ${cols.join(', ')})
-       SELECT 'pi_${tag}' || printf('%023d', n.i), replace(t.snapshot, t.id, 'pi_${tag}' || printf('%023d', n.i)), ${cols.map((c) => `t.${c}`).join(', ')}
+       INSERT INTO intents (id, snapshot, pay_token, ${cols.join(', ')})
+       SELECT 'pi_${tag}' || printf('%023d', n.i), replace(t.snapshot, t.id, 'pi_${tag}' || printf('%023d', n.i)),
+              'pt_${tag}' || printf('%031d', n.i), ${cols.map((c) => `t.${c}`).join(', ')}
          FROM n, intents t WHERE t.id = ?`,
       [n, t.id],
     );
@@ -128,10 +132,10 @@ const md = [
   `Run ${date} · ${machine()}`,
   'Spawn of `payforge serve` → first `/readyz` 200 (polled every 10 ms), second boot of each database (page cache warm); VmRSS 0.5 s after ready.',
   '',
-  '| database | boot to /readyz ms | resident MiB | KiB per live intent (over baseline) | DB bytes per intent |',
-  '|---|---:|---:|---:|---:|',
+  '| database | boot to /readyz ms | resident MiB | JS heap MiB | resident KiB per live intent (over baseline) | heap KiB per live intent (over baseline) | DB bytes per intent row |',
+  '|---|---:|---:|---:|---:|---:|---:|',
   ...runs.map((r) =>
-    `| ${r.name} | ${r.boot.readyMs.toFixed(0)} | ${r.boot.rssMiB.toFixed(1)} | ${r.live ? (((r.boot.rssMiB - base.boot.rssMiB) * 1024) / r.live).toFixed(2) : '—'} | ${r.bytesPerIntent ? r.bytesPerIntent.toFixed(0) : '—'} |`,
+    `| ${r.name} | ${r.boot.readyMs.toFixed(0)} | ${r.boot.rssMiB.toFixed(1)} | ${r.boot.heapMiB.toFixed(1)} | ${r.live ? (((r.boot.rssMiB - base.boot.rssMiB) * 1024) / r.live).toFixed(2) : '—'} | ${r.live ? (((r.boot.heapMiB - base.boot.heapMiB) * 1024) / r.live).toFixed(2) : '—'} | ${r.bytesPerIntent ? r.bytesPerIntent.toFixed(0) : '—'} |`,
   ),
 ].join('\n');
 console.log(md);

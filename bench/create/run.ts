@@ -104,7 +104,7 @@ async function runBaseline(): Promise<LoadResult> {
 // --- PayForge: the real server on a temp database ----------------------------------------------
 // As a user runs it: a webhook endpoint is configured, so every create also queues its
 // intent.created delivery and the dispatcher sends it (to a receiver in its own process).
-async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: number; rows: number; created201: number; delivered: number }> {
+async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: number; syncs: number; rows: number; created201: number; delivered: number; bytesPerIntent: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'payforge-bench-'));
   const db = join(dir, 'payforge.db');
   const base = structuredClone(DEFAULT_CONFIG);
@@ -127,17 +127,23 @@ async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: 
     if (errors(warm) > 0) throw new Error(`warm-up errors: ${errors(warm)} (${warm.sample})`);
     const b0 = await metric(server.url, 'payforge_commit_batches_total');
     const w0 = await metric(server.url, 'payforge_commit_writes_total');
+    const s0 = await metric(server.url, 'payforge_commit_syncs_total');
     const r = await load(t, SECONDS);
     const b1 = await metric(server.url, 'payforge_commit_batches_total');
     const w1 = await metric(server.url, 'payforge_commit_writes_total');
+    const s1 = await metric(server.url, 'payforge_commit_syncs_total');
     side.close();
     await server.stop();
     // Every 201 must be a committed row: count them through a fresh connection after shutdown.
-    const check = new Database(db, { readonly: true });
+    const check = new Database(db);
     const rows = (check.query('SELECT count(*) AS n FROM intents').get() as { n: number }).n;
     const delivered = (check.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'delivered'").get() as { n: number }).n;
+    // Bytes on disk per created intent: its row and indexes, its intent.created event and delivery.
+    check.run('PRAGMA wal_checkpoint(TRUNCATE)');
+    const { page_count: pages } = check.query('PRAGMA page_count').get() as { page_count: number };
+    const { page_size: pageSize } = check.query('PRAGMA page_size').get() as { page_size: number };
     check.close();
-    return { r, batches: b1 - b0, writes: w1 - w0, rows, created201: warm.ok + r.ok, delivered };
+    return { r, batches: b1 - b0, writes: w1 - w0, syncs: s1 - s0, rows, created201: warm.ok + r.ok, delivered, bytesPerIntent: (pages * pageSize) / Math.max(1, rows) };
   } finally {
     await server.stop().catch(() => {});
     receiver.kill('SIGTERM');
@@ -164,8 +170,9 @@ const md = [
   '',
   `PayForge / baseline: **${((pfRps / baseRps) * 100).toFixed(1)} %**. ` +
     `Commits: ${(pf.batches / (pf.r.duration_us / 1e6)).toFixed(0)}/s for ${(pf.writes / (pf.r.duration_us / 1e6)).toFixed(0)} writes/s ` +
-    `(mean group-commit batch ${(pf.writes / Math.max(1, pf.batches)).toFixed(1)}). ` +
-    `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.delivered}.`,
+    `(mean group-commit batch ${(pf.writes / Math.max(1, pf.batches)).toFixed(1)}), made durable by ${(pf.syncs / (pf.r.duration_us / 1e6)).toFixed(0)} WAL fdatasyncs/s off the event loop. ` +
+    `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.delivered}. ` +
+    `Database after a TRUNCATE checkpoint: ${pf.bytesPerIntent.toFixed(0)} bytes per created intent (row and indexes, its event and delivery).`,
 ].join('\n');
 
 console.log(md);

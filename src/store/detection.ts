@@ -39,19 +39,23 @@ export interface DetectionRepo {
 }
 
 // Live states plus anything touched within the look-back (closed, or paid and watched for duplicates),
-// as two index searches (the live partial index, then chain + updated_at): never a scan of history.
+// as two disjoint index searches: the live partial index by chain, then the closed rows' partial
+// index by chain + updated_at. Both cover the receivers' columns, so a poll reads no table row
+// for them; never a scan of history, and a live intent is read once, not twice.
+const LIVE = `('created','pending','confirmed','dropped')`;
 const watched = (cols: string) =>
-  `SELECT ${cols} FROM intents INDEXED BY intents_live WHERE state IN ('created','pending','confirmed','dropped') AND chain = $chain
-   UNION SELECT ${cols} FROM intents WHERE chain = $chain AND updated_at >= $since`;
+  `SELECT ${cols} FROM intents INDEXED BY intents_live WHERE state IN ${LIVE} AND chain = $chain
+   UNION ALL SELECT ${cols} FROM intents INDEXED BY intents_chain_updated
+    WHERE state NOT IN ${LIVE} AND chain = $chain AND updated_at >= $since`;
 
 export function createDetectionRepo(sqlite: Database): DetectionRepo {
   const receivers = sqlite.prepare(
     `SELECT requestor, token_address AS tokenAddress, MIN(created_at) AS since
-       FROM (${watched('id, requestor, token_address, created_at')}) GROUP BY requestor, token_address`,
+       FROM (${watched('requestor, token_address, created_at')}) GROUP BY requestor, token_address`,
   );
   const references = sqlite.prepare(
     `SELECT solana_reference AS reference, requestor, token_address AS tokenAddress, created_at AS createdAt
-       FROM (${watched('id, solana_reference, requestor, token_address, created_at')}) WHERE solana_reference IS NOT NULL`,
+       FROM (${watched('solana_reference, requestor, token_address, created_at')}) WHERE solana_reference IS NOT NULL`,
   );
   const getCursor = sqlite.prepare('SELECT value FROM chain_cursors WHERE chain = ? AND key = ?');
   const setCursor = sqlite.prepare(

@@ -29,5 +29,10 @@ export const MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: string 
     "tag": "0005_partial_indexes",
     "when": 1795455081893,
     "sql": "DROP INDEX `intents_account_reference`;--> statement-breakpoint\nDROP INDEX `intents_tx_signature`;--> statement-breakpoint\nCREATE INDEX `intents_account_reference` ON `intents` (`account_id`,`mode`,`reference`) WHERE reference IS NOT NULL;--> statement-breakpoint\nCREATE UNIQUE INDEX `intents_tx_signature` ON `intents` (`chain`,`tx_signature`) WHERE tx_signature IS NOT NULL;"
+  },
+  {
+    "tag": "0006_detection_indexes",
+    "when": 1795457216247,
+    "sql": "DROP INDEX `intents_live`;--> statement-breakpoint\nDROP INDEX `intents_chain_updated`;--> statement-breakpoint\nCREATE INDEX `intents_live` ON `intents` (`chain`,`requestor`,`token_address`,`created_at`,`state`) WHERE state IN ('created','pending','confirmed','dropped');--> statement-breakpoint\nCREATE INDEX `intents_chain_updated` ON `intents` (`chain`,`updated_at`,`requestor`,`token_address`,`created_at`,`state`) WHERE state NOT IN ('created','pending','confirmed','dropped');"
   }
 ];

@@ -106,8 +106,11 @@ export const intents = sqliteTable(
     index('intents_account_state').on(t.accountId, t.mode, t.state, t.seq),
     // IntentRepo.list with ?reference= (intents without a reference are never asked for).
     index('intents_account_reference').on(t.accountId, t.mode, t.reference).where(sql`reference IS NOT NULL`),
-    // IntentRepo.listLive (boot) and DetectionRepo's live half: only live rows are in it.
-    index('intents_live').on(t.state).where(sql`state IN ('created','pending','confirmed','dropped')`),
+    // DetectionRepo's live half (the receivers a network's detector watches, every poll): only
+    // live rows, by chain, covering requestor/token/created_at (and state, which SQLite needs in
+    // the index to use it alone) so the poll reads no table row.
+    // IntentRepo.listLive (boot) scans it too.
+    index('intents_live').on(t.chain, t.requestor, t.tokenAddress, t.createdAt, t.state).where(sql`state IN ('created','pending','confirmed','dropped')`),
     // IntentRepo.findByTxSignature, DetectionRepo.unfinalizedMatches's join; unique: one intent
     // per transaction. A new intent has no transaction yet, so it is not in the index.
     uniqueIndex('intents_tx_signature').on(t.chain, t.txSignature).where(sql`tx_signature IS NOT NULL`),
@@ -117,8 +120,12 @@ export const intents = sqliteTable(
     uniqueIndex('intents_pay_token').on(t.payToken).where(sql`pay_token IS NOT NULL`),
     // IntentRepo.listByReceiver: the intents a transfer to one receiving address may pay.
     index('intents_receiver').on(t.chain, t.requestor, t.tokenAddress),
-    // DetectionRepo's look-back half: intents of a chain closed (updated) since a time.
-    index('intents_chain_updated').on(t.chain, t.updatedAt),
+    // DetectionRepo's look-back half: intents of a chain closed (updated) since a time. Closed
+    // rows only (live ones are the other half), covering what the poll reads: a new intent
+    // costs no entry here, and a poll never visits the live rows twice.
+    index('intents_chain_updated')
+      .on(t.chain, t.updatedAt, t.requestor, t.tokenAddress, t.createdAt, t.state)
+      .where(sql`state NOT IN ('created','pending','confirmed','dropped')`),
   ],
 );
 
