@@ -99,7 +99,7 @@ export function createDispatchStore(db: Db): DispatchStore {
   const releaseOne = sqlite.prepare<unknown, [string, number]>(
     "UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ? AND lease_until = ? AND status = 'pending'",
   );
-  const recordAll = sqlite.transaction((records: readonly AttemptRecord[]) => {
+  const recordRows = (records: readonly AttemptRecord[]) => {
     let applied = 0;
     for (const r of records) {
       const res = update.run(
@@ -117,10 +117,12 @@ export function createDispatchStore(db: Db): DispatchStore {
       applied += res.changes;
     }
     return applied;
-  });
-  const releaseAll = sqlite.transaction((rows: readonly LeaseRef[]) => {
+  };
+  const recordAll = sqlite.transaction(recordRows);
+  const releaseRows = (rows: readonly LeaseRef[]) => {
     for (const r of rows) releaseOne.run(r.id, r.leaseUntil);
-  });
+  };
+  const releaseAll = sqlite.transaction(releaseRows);
 
   const syncLevel = (sqlite.query('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
   const relaxed = sqlite.prepare('PRAGMA synchronous = NORMAL');
@@ -130,8 +132,9 @@ export function createDispatchStore(db: Db): DispatchStore {
   return {
     dueCandidates: (now, skipUrls, limit, since = 0) => candidates.all(now, JSON.stringify(skipUrls), limit, since),
     lease: (seqs, leaseUntil, now) => (seqs.length === 0 ? [] : lease.all(leaseUntil, JSON.stringify(seqs), now)),
-    record: (records) => (records.length === 0 ? 0 : recordAll.immediate(records)),
-    release: (rows) => void (rows.length > 0 && releaseAll.immediate(rows)),
+    // Inside the dispatcher's relaxedTransaction already: no savepoint around them (two statements each).
+    record: (records) => (records.length === 0 ? 0 : sqlite.inTransaction ? recordRows(records) : recordAll.immediate(records)),
+    release: (rows) => void (rows.length > 0 && (sqlite.inTransaction ? releaseRows(rows) : releaseAll.immediate(rows))),
     relaxedTransaction<T>(fn: () => T): T {
       if (syncLevel <= 1) return inTransaction.immediate(fn) as T;
       relaxed.run();

@@ -72,6 +72,9 @@ export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
  *  receiver stream an endless body at us; returns the start of it for lastError. */
 async function readBounded(res: Response): Promise<string> {
   if (!res.body) return '';
+  // A declared small body (the usual "ok"): read it in one go instead of chunk by chunk.
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared >= 0 && declared <= 4096) return (await res.text()).slice(0, ERROR_BODY_CHARS);
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
