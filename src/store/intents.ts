@@ -142,9 +142,16 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
     `SELECT * FROM intents INDEXED BY intents_receiver WHERE chain = ? AND requestor = ? AND token_address = ?
        AND (state IN ('created','pending','confirmed','dropped') OR updated_at >= ?) ORDER BY seq DESC LIMIT 1000`,
   );
+  // Boot only. Two disjoint index searches (intents_chain_updated holds closed rows only): the
+  // chain's live rows, and its closed rows updated since `since`.
   const unfinalizedWithTx = sqlite.prepare(
-    `SELECT * FROM intents INDEXED BY intents_chain_updated WHERE chain = ? AND updated_at >= ?
-       AND tx_signature IS NOT NULL AND finalized_at IS NULL ORDER BY updated_at`,
+    `SELECT * FROM (
+       SELECT * FROM intents INDEXED BY intents_live WHERE state IN ('created','pending','confirmed','dropped')
+          AND chain = ?1 AND updated_at >= ?2 AND tx_signature IS NOT NULL AND finalized_at IS NULL
+       UNION ALL
+       SELECT * FROM intents INDEXED BY intents_chain_updated WHERE state NOT IN ('created','pending','confirmed','dropped')
+          AND chain = ?1 AND updated_at >= ?2 AND tx_signature IS NOT NULL AND finalized_at IS NULL
+     ) ORDER BY updated_at`,
   );
   const listCache = new Map<string, Statement>();
 
