@@ -8,6 +8,8 @@ import { AppError } from '../domain/errors';
 import { buildTransaction } from '../intents/build-transaction';
 import type { PayRouteKit } from './kit';
 
+// Set in `transform` (before validation and the handler), so refusals (unknown link, bad body, a
+// payer already chosen) reach a browser-based wallet with their message, not a CORS failure.
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
@@ -32,20 +34,18 @@ export function solanaPayRoutes<A extends Elysia<any, any, any, any, any, any, a
       detail: { hide: true },
     })
     .options('/pay/:token/solana-pay', () => new Response(null, { status: 204, headers: CORS }), { detail: { hide: true } })
-    .get('/pay/:token/solana-pay', ({ params, set }) => {
+    .get('/pay/:token/solana-pay', ({ params }) => {
       const i = k.must(params.token);
       if (!i.chain.startsWith('solana:')) throw new AppError('intent.not_found', 'No Solana payment for this link.');
-      Object.assign(set.headers, CORS);
       return { label: k.merchantName(i.accountId), icon: `${k.publicUrl()}/pay/icon.svg` };
-    }, { detail: { hide: true } })
-    .post('/pay/:token/solana-pay', async ({ params, body, set }) => {
+    }, { transform: ({ set }) => void Object.assign(set.headers, CORS), detail: { hide: true } })
+    .post('/pay/:token/solana-pay', async ({ params, body }) => {
       const i = k.must(params.token);
       if (!i.chain.startsWith('solana:')) throw new AppError('intent.not_found', 'No Solana payment for this link.');
-      Object.assign(set.headers, CORS);
       const r = await buildTransaction(k.services, k.ownerOf(i), i.id, { fulfiller: body.account });
       return {
         transaction: unsignedWireTransaction(r.transaction.blob),
         message: `Pay ${r.intent.amount} ${r.intent.token} to ${k.merchantName(i.accountId)}`,
       };
-    }, { body: t.Object({ account: t.String({ maxLength: 64 }) }), detail: { hide: true } });
+    }, { transform: ({ set }) => void Object.assign(set.headers, CORS), body: t.Object({ account: t.String({ maxLength: 64 }) }), detail: { hide: true } });
 }

@@ -241,6 +241,24 @@ describe('payment page, Solana and end screens', () => {
     expect(bad.status).toBe(404);
     expect((await bad.json()).error.code).toBe('intent.not_found');
   });
+
+  it('Solana Pay refusals carry CORS headers, so a browser wallet can read their message', async () => {
+    const origin = { origin: 'https://wallet.example' };
+    const unknown = `${s.url}/pay/pt_${'c'.repeat(32)}/solana-pay`;
+    for (const r of [
+      await fetch(unknown, { headers: origin }),
+      await fetch(unknown, { method: 'POST', headers: { ...origin, 'content-type': 'application/json' }, body: JSON.stringify({ account: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin' }) }),
+    ]) {
+      expect(r.status).toBe(404);
+      expect(r.headers.get('access-control-allow-origin')).toBe('*');
+      expect((await r.json()).error.code).toBe('intent.not_found');
+    }
+    const i = await create({ chain: SOLANA_DEVNET, token: 'USDC', amount: '1.5', requestor: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin' });
+    const badBody = await fetch(`${s.url}/pay/${i.payToken}/solana-pay`, { method: 'POST', headers: { ...origin, 'content-type': 'application/json' }, body: '{}' });
+    expect(badBody.status).toBe(400);
+    expect(badBody.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await badBody.json()).error.param).toBe('account');
+  });
 });
 
 describe('payment page rate limit', () => {
