@@ -36,7 +36,10 @@ export function createClaimer(store: Pick<DispatchStore, 'dueCandidates' | 'leas
     // Each round skips the URLs filled so far; a round that returns fewer rows than asked has
     // seen every due row of the remaining URLs.
     for (let round = 0; round < (a.deep ? 8 : 1) && seqs.length < a.limit; round++) {
-      const want = Math.max(64, (a.limit - seqs.length) * 4);
+      // A shallow look (after sends finish, many times a second) reads a bounded window of the
+      // oldest rows: reading 4x the free slots (hundreds of rows) to fill one URL's few slots
+      // was most of the dispatcher's time with one busy receiver.
+      const want = a.deep ? Math.max(64, (a.limit - seqs.length) * 4) : 64;
       const rows = store.dueCandidates(a.now, full(), want, a.deep ? (a.since ?? 0) : 0);
       for (const r of rows) {
         if (seqs.length >= a.limit) break;

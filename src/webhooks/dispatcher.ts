@@ -58,6 +58,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   const perUrl = new Map<string, number>();
   let inFlight = 0;
+  // Claimed ahead (leased, not yet sent): up to one more concurrency's worth overall and one more
+  // perEndpoint's worth per URL, so a finished send starts the next row at once and one claim
+  // transaction serves several sends instead of one. Rows behind a durability gate wait in it too.
+  let ready: ClaimedDelivery[] = [];
+  const readyPerUrl = new Map<string, number>();
+  const gated = new Set<ClaimedDelivery>();
   const running = new Set<Promise<void>>();
   let toRecord: AttemptRecord[] = [];
   let toRelease: LeaseRef[] = [];
@@ -91,7 +97,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const t = now();
     const since = scan === 1 ? lookedAt : 0;
     if (scan > 0) lookedAt = t;
-    return claim({ now: t, leaseUntil: t + leaseMs, limit: w.concurrency - inFlight, perEndpoint: w.perEndpointConcurrency, inFlight: perUrl, deep: scan > 0, since });
+    const held = new Map(perUrl);
+    for (const [u, n] of readyPerUrl) held.set(u, (held.get(u) ?? 0) + n);
+    return claim({
+      now: t, leaseUntil: t + leaseMs, limit: 2 * w.concurrency - inFlight - ready.length,
+      perEndpoint: 2 * w.perEndpointConcurrency, inFlight: held, deep: scan > 0, since,
+    });
   }
 
   /** Write pending records (and claim more when `claimSlots`); on failure keep them for the next try. */
@@ -125,29 +136,77 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     // A claimed row may come from a batch whose WAL sync is still under way: an event never
     // reaches a receiver before the transition that made it is on disk (db.durable()).
     const gate = rows.length > 0 ? db.durable() : null;
-    for (const row of rows) launch(row, gate);
+    for (const row of rows) {
+      ready.push(row);
+      count(readyPerUrl, row.url, 1);
+      if (gate) gated.add(row);
+    }
+    gate?.then(
+      () => {
+        for (const row of rows) gated.delete(row);
+        pump();
+      },
+      (e) => {
+        // Not known to be on disk: give the rows back unsent (they are sent once they are).
+        log('error', 'commits not durable; claimed deliveries given back', { error: String(e) });
+        for (const row of rows) gated.delete(row);
+        drop(new Set(rows));
+      },
+    );
+    pump();
   }
 
-  /** Send a claimed row, once `gate` (the durability of what was committed so far) settles. */
-  function launch(row: ClaimedDelivery, gate: Promise<void> | null): void {
+  function count(m: Map<string, number>, url: string, d: number): void {
+    const n = (m.get(url) ?? 0) + d;
+    if (n === 0) m.delete(url);
+    else m.set(url, n);
+  }
+
+  /** Give rows claimed ahead back (their lease is released; another claim takes them again). */
+  function drop(rows: ReadonlySet<ClaimedDelivery>): void {
+    ready = ready.filter((r) => !rows.has(r));
+    for (const r of rows) {
+      count(readyPerUrl, r.url, -1);
+      toRelease.push({ id: r.id, leaseUntil: r.leaseUntil });
+    }
+  }
+
+  /** Start every ready row that has a free slot, oldest claimed first. */
+  function pump(): void {
+    if (stopped) return;
+    const kept: ClaimedDelivery[] = [];
+    const stale = new Set<ClaimedDelivery>();
+    const t = now();
+    for (const row of ready) {
+      if (gated.has(row) || inFlight >= w.concurrency || (perUrl.get(row.url) ?? 0) >= w.perEndpointConcurrency) kept.push(row);
+      // Too little lease left for a whole attempt: another claim must not be able to take it mid-send.
+      else if (row.leaseUntil - t < w.timeoutMs) stale.add(row);
+      else {
+        count(readyPerUrl, row.url, -1);
+        launch(row);
+      }
+    }
+    ready = kept;
+    if (stale.size > 0) {
+      for (const r of stale) ready.push(r);
+      drop(stale);
+      kick(0);
+    }
+  }
+
+  function launch(row: ClaimedDelivery): void {
     inFlight++;
-    perUrl.set(row.url, (perUrl.get(row.url) ?? 0) + 1);
-    const send = gate
-      ? gate.then(
-          () => attempt(row),
-          // Not known to be on disk: give the row back unsent (it is sent once it is).
-          () => void toRelease.push({ id: row.id, leaseUntil: row.leaseUntil }),
-        )
-      : attempt(row);
-    const p = send
+    count(perUrl, row.url, 1);
+    const p = attempt(row)
       .catch((e) => log('error', 'webhook attempt crashed', { deliveryId: row.id, error: String(e) }))
       .finally(() => {
         inFlight--;
-        const n = perUrl.get(row.url)! - 1;
-        if (n === 0) perUrl.delete(row.url);
-        else perUrl.set(row.url, n);
+        count(perUrl, row.url, -1);
         running.delete(p);
-        kick(0);
+        pump();
+        // Claim again (and write the records) once this URL's rows claimed ahead run low; a
+        // batch of sends then shares one transaction.
+        if ((readyPerUrl.get(row.url) ?? 0) <= w.perEndpointConcurrency / 2 || toRecord.length >= 64) kick(0);
       });
     running.add(p);
   }
@@ -208,6 +267,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       if (poll) clearInterval(poll);
       abort.abort();
       await Promise.allSettled([...running]);
+      // Rows claimed ahead and never sent go back unleased, like aborted sends.
+      drop(new Set(ready));
       try {
         commit(false);
       } catch (e) {

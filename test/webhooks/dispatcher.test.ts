@@ -285,4 +285,25 @@ describe('dispatcher', () => {
     expect(row.attemptCount).toBe(1);
     expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([ev.eventId, ev.eventId]);
   });
+
+  it('claims ahead of its free slots but never sends past perEndpoint; stop() gives the rows claimed ahead back unleased', async () => {
+    const { db, rx, config, dispatcher } = world({ concurrency: 4, perEndpointConcurrency: 2, timeoutMs: 30_000 });
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    rx.setHandler(async () => (await gate, { status: 200 }));
+    const acct = createAccount(db);
+    await setEndpoint(db, config, { accountId: acct, mode: 'test', url: rx.url() });
+    const ids = Array.from({ length: 10 }, () => emit(db, { accountId: acct, mode: 'test' }).deliveryId);
+    dispatcher.start();
+    await rx.waitFor(2);
+    // Two in flight (perEndpoint) and two more leased, waiting for a slot: never a third request.
+    const leased = () => ids.filter((id) => deliveryRow(db, id).leaseUntil !== null).length;
+    await until(() => leased(), (n) => n === 4);
+    expect(rx.requests).toHaveLength(2);
+    const stopping = dispatcher.stop();
+    open();
+    await stopping;
+    expect(ids.map((id) => deliveryRow(db, id)).filter((r) => r.leaseUntil !== null)).toEqual([]);
+    expect(ids.filter((id) => deliveryRow(db, id).attemptCount > 0).length).toBeLessThanOrEqual(2);
+  });
 });
