@@ -8,7 +8,7 @@ import { evmAdapter } from '../../../src/chains/evm/adapter';
 import type { Watcher } from '../../../src/chains/types';
 import { createRpcPool } from '../../../src/rpc/pool';
 import { waitFor } from '../../support/api';
-import { DEV_KEYS, startAnvil, type Anvil } from '../../support/evm/anvil';
+import { DEV_KEYS, receiptOf, startAnvil, type Anvil } from '../../support/evm/anvil';
 import { baseSepolia, intentFor, poolFor, signBlob } from '../../support/evm/chain';
 import { observations } from '../../support/evm/observe';
 import { startProxy, type RpcProxy } from '../../support/evm/proxy';
@@ -46,7 +46,8 @@ describe('a node that is behind is never read as a reorg', () => {
     const built = await evmAdapter.build(network, direct, intent, payer.address);
     const v = await evmAdapter.verifySubmission(network, direct, intent, await signBlob(payer, built.transaction.blob), built.buildData);
     await evmAdapter.broadcast(network, direct, v);
-    const seenIn = Number((await ahead.rpc<{ blockNumber: string }>('eth_getTransactionReceipt', [v.txSignature])).blockNumber);
+    // Polled: the node may answer the send before its receipt is readable.
+    const seenIn = Number((await receiptOf(ahead, v.txSignature, 30_000)).blockNumber);
 
     // The second upstream: a real anvil forked from the first, 8 blocks below the receipt's block.
     behind = await startAnvil('base', ['--fork-url', ahead.url, '--fork-block-number', String(seenIn - 8)]);
@@ -69,13 +70,13 @@ describe('a node that is behind is never read as a reorg', () => {
     // The first upstream goes away: every decision is now read from the node that is behind.
     toAhead.mode = 'down';
     const seen = toBehind.forwarded;
-    await waitFor(() => toBehind!.forwarded >= seen + 6, 10_000, 'ticks on the lagging node');
+    await waitFor(() => toBehind!.forwarded >= seen + 6, 30_000, 'ticks on the lagging node');
     expect(obs.of(intent.id)).toEqual(['confirmed']);
 
     // Back on the node that is ahead: finality, and still no reorg in between.
     toAhead.mode = 'up';
     await ahead.rpc('anvil_mine', ['0x2']);
-    await obs.waitFor({ intentId: intent.id, type: 'finalized' }, 15_000);
+    await obs.waitFor({ intentId: intent.id, type: 'finalized' }, 30_000);
     expect(obs.of(intent.id)).toEqual(['confirmed', 'finalized']);
   });
 });
