@@ -2,9 +2,11 @@
 // src/server.ts adds the HTTP listener; tests use this directly with app.handle().
 import { createChainWatch } from './actors/chain-watch';
 import { createRuntime, type Runtime } from './actors/runtime';
-import { createApp } from './api/app';
+import { apiPlugin } from './api/app';
 import { authenticate } from './api/auth';
-import { createRateLimiter } from './api/rate-limit';
+import { createRateLimiter } from './web/rate-limit';
+import { createWebApp } from './web/app';
+import { dashboardPlugin } from './dashboard/index';
 import { createEvmAdapter } from './chains/evm/adapter';
 import { createChainRegistry } from './chains/registry';
 import { createSolanaAdapter } from './chains/solana/adapter';
@@ -22,7 +24,7 @@ import { findActiveKeyByHash, touchApiKeys } from './store/api-keys';
 import { getAccount } from './store/accounts';
 import { getPublicUrl, setPublicUrl } from './domain/pay-url';
 import { registerAccountNames } from './domain/account-names';
-import { payRoutes } from './pay/index';
+import { payPlugin } from './pay/index';
 import { openDb, type Db } from './store/db';
 import { startCheckpointer } from './store/checkpointer';
 import { failThisCommit } from './store/faults';
@@ -121,43 +123,50 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     for (const fn of stopHooks) fn();
   };
 
-  const app = createApp({
-    services,
-    db,
-    // Every authenticated request takes a rate token here, before its body is parsed or
-    // validated: malformed requests count against the key exactly like valid ones.
-    checkKey(request) {
-      const caller = authenticate(request.headers.get('authorization'), (h) => findActiveKeyByHash(db, h));
-      callers.set(request, caller);
-      keyUses.set(caller.keyId, Date.now());
-      const wait = limiter.take(caller.keyId);
-      if (wait > 0) {
-        throw new AppError('rate_limit.exceeded', 'Too many requests for this API key; slow down.', { details: { retry_after: wait } });
-      }
-    },
-    caller(request) {
-      const caller = callers.get(request);
-      if (!caller) throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
-      return caller;
-    },
-    beforeStop: (fn) => void stopHooks.push(fn),
-    wakeDispatcher: () => dispatcher.wake(),
-    ready: () => ready,
-    metrics: () => renderMetrics({ db, runtime, committer, dispatcher, chainWatch, chains }),
-    log,
-  });
-
   // The merchant name wallets show (paymentUri's Solana Pay label), the same in every rendering.
   const unregisterNames = registerAccountNames((accountId) => getAccount(db, accountId)?.name ?? null);
-  // The payment page: a sibling surface on the same server, with its own per-token rate limit.
   setPublicUrl(config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`);
-  payRoutes(app, {
-    services,
-    findByPayToken: (token) => intents.findByPayToken(token) as (ReturnType<typeof intents.get> & { payToken: string }) | null,
-    merchantName: (accountId) => getAccount(db, accountId)?.name ?? 'Merchant',
-    publicUrl: getPublicUrl,
-    limiter: createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
-  });
+
+  // The web surfaces are siblings, each a named plugin in one shell (request ids, the error
+  // envelope): the API, the operator's dashboard, and the payment page with its own per-token
+  // rate limit. None imports another; what they share is verbs, the store and src/web.
+  const app = createWebApp({ log, rpcRetryAfterSeconds: config.rpc.retryAfterSeconds })
+    .use(
+      apiPlugin({
+        services,
+        db,
+        // Every authenticated request takes a rate token here, before its body is parsed or
+        // validated: malformed requests count against the key exactly like valid ones.
+        checkKey(request) {
+          const caller = authenticate(request.headers.get('authorization'), (h) => findActiveKeyByHash(db, h));
+          callers.set(request, caller);
+          keyUses.set(caller.keyId, Date.now());
+          const wait = limiter.take(caller.keyId);
+          if (wait > 0) {
+            throw new AppError('rate_limit.exceeded', 'Too many requests for this API key; slow down.', { details: { retry_after: wait } });
+          }
+        },
+        caller(request) {
+          const caller = callers.get(request);
+          if (!caller) throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
+          return caller;
+        },
+        wakeDispatcher: () => dispatcher.wake(),
+        ready: () => ready,
+        metrics: () => renderMetrics({ db, runtime, committer, dispatcher, chainWatch, chains }),
+        log,
+      }),
+    )
+    .use(dashboardPlugin({ services, db, beforeStop: (fn) => void stopHooks.push(fn), wakeDispatcher: () => dispatcher.wake(), log }))
+    .use(
+      payPlugin({
+        services,
+        findByPayToken: (token) => intents.findByPayToken(token) as (ReturnType<typeof intents.get> & { payToken: string }) | null,
+        merchantName: (accountId) => getAccount(db, accountId)?.name ?? 'Merchant',
+        publicUrl: getPublicUrl,
+        limiter: createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
+      }),
+    );
 
   return {
     config,

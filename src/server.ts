@@ -2,8 +2,8 @@
 import type { Config } from './config.types';
 import { bootstrapIfEmpty } from './bootstrap';
 import { createCore, type CoreOptions } from './compose';
-import { errorResponse } from './api/errors';
-import { readCapped, tooLarge } from './api/json-body';
+import { errorResponse } from './web/envelope';
+import { readCapped, tooLarge } from './web/body-limit';
 import { AppError } from './domain/errors';
 import { newId } from './domain/ids';
 import { createStatelyInspector } from './actors/inspector';

@@ -1,5 +1,5 @@
-// What the HTTP layer is handed by src/server.ts. Controllers destructure what they need and
-// call a verb; Elysia's context never goes further than the route file.
+// What the API plugin is handed by the composition root (src/compose.ts). Controllers destructure
+// what they need and call a verb; Elysia's context never goes further than the route file.
 import type { Caller } from '../domain/caller';
 import type { Services } from '../intents/services';
 import type { Db } from '../store/db';
@@ -14,11 +14,6 @@ export interface ApiDeps {
    * token (429); remembered per request.
    */
   checkKey(request: Request): void;
-  /**
-   * Run `fn` when the server starts to stop, before it waits for open responses: a surface's
-   * endless responses (the dashboard's live streams) end there, or a graceful stop never would.
-   */
-  beforeStop(fn: () => void): void;
   /** Wake the webhook dispatcher after queuing a delivery. */
   wakeDispatcher(): void;
   /** True once the DB is open and live actors are rehydrated. */

@@ -2,15 +2,12 @@
 // stream (413), nesting depth bounded before JSON.parse (400), a JSON object at the top, and no
 // "__proto__" key anywhere, so nothing later can be fooled by a smuggled prototype.
 import { AppError } from '../domain/errors';
+import { readCapped, tooLarge } from '../web/body-limit';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting accepted; our deepest body, {metadata: {k: v}}, has 2 levels. */
 export const MAX_JSON_DEPTH = 16;
 
 const JSON_TYPE_RE = /^application\/(?:[\w.-]+\+)?json$/;
-
-export const tooLarge = (): AppError =>
-  new AppError('request.too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, { details: { max_bytes: MAX_BODY_BYTES } });
 
 /**
  * Parse a /v1 request body. An absent or empty body is `{}` (routes with required fields then
@@ -58,31 +55,6 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
     throw new AppError('request.invalid_param', `"__proto__" is not an accepted key (${smuggled}).`, { param: smuggled });
   }
   return value as Record<string, unknown>;
-}
-
-/** The whole stream, or null once it passes MAX_BODY_BYTES (then it is cancelled, the rest unread). */
-export async function readCapped(stream: ReadableStream<Uint8Array>): Promise<Uint8Array | null> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 /**

@@ -4,9 +4,9 @@
 // CSRF token tied to it, and that the request comes from this origin. Without an admin token the
 // whole dashboard answers 404: it is never open.
 import { randomBytes } from 'node:crypto';
-import type { Elysia } from 'elysia';
-import type { ApiDeps } from '../api/deps';
-import { HTTP_STATUS } from '../api/errors';
+import { Elysia } from 'elysia';
+import { HTTP_STATUS } from '../web/http-status';
+import type { DashboardDeps } from './deps';
 import { AppError } from '../domain/errors';
 import { INTENT_STATES, type IntentState, type Mode } from '../domain/intent';
 import { getAccount, listAccounts } from '../store/accounts';
@@ -104,8 +104,7 @@ function isHttps(request: Request): boolean {
   return new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto') === 'https';
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
-export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
+export function dashboardPlugin(d: DashboardDeps) {
   const token = d.services.config.adminToken;
   const sessions = token ? createSessions(token) : null;
   // Failed logins: a small global window so the token cannot be guessed at wire speed.
@@ -178,8 +177,8 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
   const accountsView = (_ctx: Ctx, s: Session) =>
     htmlResponse(200, { title: 'Accounts', csrf: s.csrf, active: 'accounts', body: accountsBody(listAccounts(d.db), intentCountsByAccount(d.db)) });
 
-  return app
-    .get('/dashboard', view(accountsView, true) as never, hide)
+  return new Elysia({ name: 'dashboard' })
+    .get('/dashboard', view(accountsView, true), hide)
     .post(
       '/dashboard/login',
       ((ctx: Ctx) => {
@@ -197,16 +196,16 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         }
         const { cookie } = sessions.issue();
         return redirect('/dashboard', { 'set-cookie': sessionCookie(cookie, isHttps(ctx.request), SESSION_TTL_MS / 1000) });
-      }) as never,
+      }),
       hide,
     )
     .post(
       '/dashboard/logout',
-      action((ctx) => redirect('/dashboard', { 'set-cookie': sessionCookie('', isHttps(ctx.request), 0) })) as never,
+      action((ctx) => redirect('/dashboard', { 'set-cookie': sessionCookie('', isHttps(ctx.request), 0) })),
       hide,
     )
-    .get('/dashboard/accounts', view(accountsView) as never, hide)
-    .get('/dashboard/accounts/:id', view((ctx, s) => accountPage(s, ctx.params.id!, 200, { done: ctx.query.done })) as never, hide)
+    .get('/dashboard/accounts', view(accountsView), hide)
+    .get('/dashboard/accounts/:id', view((ctx, s) => accountPage(s, ctx.params.id!, 200, { done: ctx.query.done })), hide)
     .post(
       '/dashboard/accounts/:id/keys',
       action((ctx, s) => {
@@ -215,7 +214,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         if (!ID_RE.test(ctx.params.id!) || !getAccount(d.db, ctx.params.id!)) return notFound('such account', s);
         const created = createApiKey(d.db, { accountId: ctx.params.id!, mode });
         return accountPage(s, ctx.params.id!, 200, { newKey: { key: created.key, mode } });
-      }) as never,
+      }),
       hide,
     )
     .post(
@@ -225,7 +224,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         if (!ID_RE.test(keyId) || apiKeyAccountId(d.db, keyId) !== id) return notFound('such key on this account', s);
         revokeApiKey(d.db, keyId);
         return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=revoked`);
-      }) as never,
+      }),
       hide,
     )
     .post(
@@ -241,7 +240,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
           throw e;
         }
         return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=endpoint`);
-      }) as never,
+      }),
       hide,
     )
     .post(
@@ -254,7 +253,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         if (!e) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set.` });
         const previousUntil = e.previousSecret !== null && e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > Date.now() ? e.previousSecretExpiresAt : null;
         return accountPage(s, id, 200, { revealed: { mode, secret: e.secret, previousUntil } });
-      }) as never,
+      }),
       hide,
     )
     .post(
@@ -266,7 +265,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         if (!getEndpoint(d.db, id, mode)) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set; set one first.` });
         rotateSecret(d.db, d.services.config, { accountId: id, mode });
         return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=rotated`);
-      }) as never,
+      }),
       hide,
     )
     .get(
@@ -280,7 +279,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         const f = { state: stateQ, accountId, mode, beforeSeq: before };
         const { rows, hasMore } = listIntents(d.db, f);
         return htmlResponse(200, { title: 'Intents', csrf: s.csrf, active: 'intents', body: intentsBody(rows, hasMore, f, listAccounts(d.db)) });
-      }) as never,
+      }),
       hide,
     )
     .get(
@@ -298,7 +297,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         const pay = payUrl === null ? null : { url: payUrl, qr: await qrSvg(payUrl) };
         const body = intentBody(intent, timeline, pay, intentStreamUrl(intent, afterSeq));
         return htmlResponse(200, { title: intent.id, csrf: s.csrf, active: 'intents', body, script: INTENT_LIVE_JS });
-      }) as never,
+      }),
       hide,
     )
     .get(
@@ -312,7 +311,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         const mode = isMode(q.mode) ? q.mode : 'test';
         const snapshot = account ? liveSnapshot(d.db, account.id, mode, LIVE_ROWS) : null;
         return htmlResponse(200, { title: 'Live view', csrf: s.csrf, active: 'live', body: liveBody({ accounts, account, mode, snapshot }), script: LIVE_JS });
-      }) as never,
+      }),
       hide,
     )
     .get(
@@ -331,7 +330,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         const afterSeq = cursor === undefined ? maxEventSeq(d.db) : Number(cursor);
         const res = live.open({ accountId: q.account, mode: q.mode, intentId: q.intent ?? null, afterSeq, until: s.expiresAt, signal: ctx.request.signal });
         return res ?? plain(503, 'No live stream available (too many open, or the server is stopping); try again.', { 'retry-after': '5' });
-      }) as never,
+      }),
       hide,
     )
     .get(
@@ -343,12 +342,12 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         const rows = d.services.payments.list({ status, beforeSeq: before, limit: PAGE_SIZE + 1 });
         const body = paymentsBody(rows.slice(0, PAGE_SIZE), rows.length > PAGE_SIZE, status);
         return htmlResponse(200, { title: 'Payments', csrf: s.csrf, active: 'payments', body });
-      }) as never,
+      }),
       hide,
     )
     .get(
       '/dashboard/deliveries',
-      view((ctx, s) => deliveriesPage(ctx, s, 200)) as never,
+      view((ctx, s) => deliveriesPage(ctx, s, 200)),
       hide,
     )
     .post(
@@ -366,7 +365,7 @@ export function dashboardRoutes<A extends Elysia<any, any, any, any, any, any, a
         }
         d.wakeDispatcher();
         return redirect('/dashboard/deliveries?done=retried');
-      }) as never,
+      }),
       hide,
     );
 

@@ -3,7 +3,7 @@
 // a 404 page (or the 404 envelope) that says nothing about any intent; every route is rate-limited
 // per token like an API key. Build and submit call the same verbs as the API, as the intent's owner.
 import { randomBytes } from 'node:crypto';
-import { t, type Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { Caller } from '../domain/caller';
 import { AppError } from '../domain/errors';
 import { buildTransaction } from '../intents/build-transaction';
@@ -24,7 +24,7 @@ export interface PayDeps {
   merchantName(accountId: string): string;
   /** The URL payers reach this server at (config publicUrl, else the listening address). */
   publicUrl(): string;
-  /** Token bucket (src/api/rate-limit.ts's shape): 0 = allowed, else seconds to wait. */
+  /** Token bucket (src/web/rate-limit.ts): 0 = allowed, else seconds to wait. */
   limiter: { take(key: string): number };
 }
 
@@ -42,8 +42,7 @@ function csp(nonce: string): Record<string, string> {
 
 const notFound = () => new AppError('intent.not_found', 'No payment for this link.');
 
-// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
-export function payRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: PayDeps) {
+export function payPlugin(d: PayDeps) {
   /** The intent behind a token, after the rate limit; null for an unknown or malformed token. */
   const load = (token: string) => {
     const known = PAY_TOKEN_RE.test(token) ? d.findByPayToken(token) : null;
@@ -61,7 +60,8 @@ export function payRoutes<A extends Elysia<any, any, any, any, any, any, any>>(a
   const view = (i: StoredIntent & { payToken: string }) => payView(i as PayIntent, d.services.chains.network(i.chain)!, d.merchantName(i.accountId), d.publicUrl());
 
   const kit: PayRouteKit = { services: d.services, must, ownerOf, merchantName: d.merchantName, publicUrl: d.publicUrl };
-  return solanaPayRoutes(app, kit)
+  return new Elysia({ name: 'pay' })
+    .use(solanaPayRoutes(kit))
     .get('/pay/:token', async ({ params }) => {
       const nonce = randomBytes(16).toString('base64');
       const i = load(params.token);
@@ -80,7 +80,7 @@ export function payRoutes<A extends Elysia<any, any, any, any, any, any, any>>(a
     }, { body: t.Object({ fulfiller: t.String({ maxLength: 64 }) }, { additionalProperties: false }), detail: { hide: true } })
     .post('/pay/:token/submit', async ({ params, body }) => {
       const i = must(params.token);
-      await submitTransaction(d.services, ownerOf(i), i.id, body as never);
+      await submitTransaction(d.services, ownerOf(i), i.id, body);
       return { status: payStatus(must(params.token) as PayIntent) };
     }, {
       body: t.Object(

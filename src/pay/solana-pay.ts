@@ -3,7 +3,7 @@
 // {label, icon}, POSTs {account} for {transaction, message}: the unsigned wire transaction that
 // `build` makes with fee payer = account (the intent's reference included). The wallet signs and
 // sends it itself; detection finds it. Wallets call from anywhere, so these answers allow any origin.
-import { t, type Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { AppError } from '../domain/errors';
 import { buildTransaction } from '../intents/build-transaction';
 import type { PayRouteKit } from './kit';
@@ -27,9 +27,8 @@ export function unsignedWireTransaction(messageBase64: string): string {
 export const ICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#2752e7"/><path d="M20 46V18h14a9 9 0 0 1 0 18h-7v10z" fill="#fff"/></svg>';
 
-// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
-export function solanaPayRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, k: PayRouteKit) {
-  return app
+export function solanaPayRoutes(k: PayRouteKit) {
+  return new Elysia({ name: 'pay.solana-pay' })
     .get('/pay/icon.svg', () => new Response(ICON_SVG, { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400', ...CORS } }), {
       detail: { hide: true },
     })

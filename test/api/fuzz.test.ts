@@ -7,7 +7,7 @@
 // that takes an id. Fixed seeds and run counts: the same requests on every run.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HTTP_STATUS } from '../../src/api/errors';
+import { HTTP_STATUS } from '../../src/web/http-status';
 import { MAX_JSON_DEPTH } from '../../src/api/json-body';
 import { ERROR_CODES, type ErrorCode } from '../../src/domain/errors';
 import { deadPort } from '../support/api';

@@ -12,16 +12,18 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * (src/log.ts is `log`), or `machines`. A new folder or top-level file must be added here: where
  * it sits in the picture is a decision, not an accident.
  */
-const LEAVES = ['domain', 'log', 'config.types', 'web'] as const;
+const LEAVES = ['domain', 'log', 'config.types'] as const;
 const CORE = ['store', 'rpc', 'screening', 'chains', 'webhooks', ...LEAVES];
 const BELOW_VERBS = ['actors', 'machines', ...CORE];
 const BELOW_SURFACES = ['intents', ...BELOW_VERBS];
+/** What a web surface may use: the verbs and everything below them, and the neutral src/web. */
+const FOR_SURFACES = ['web', ...BELOW_SURFACES];
+/** The web surfaces: siblings, mounted side by side by src/compose.ts, none importing another. */
+const SURFACES = ['api', 'dashboard', 'pay'] as const;
 const ALLOWED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
   ['domain', []],
   ['log', []],
   ['config.types', []],
-  // HTML escaping shared by the web surfaces.
-  ['web', []],
   ['machines', ['domain']],
   ['store', ['domain']],
   ['rpc', ['domain', 'log']],
@@ -30,17 +32,19 @@ const ALLOWED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly
   ['webhooks', ['store', 'domain', 'config.types', 'log']],
   ['actors', ['machines', ...CORE]],
   ['intents', BELOW_VERBS],
+  // Shared by the web surfaces and owned by none: the shell they are mounted in (request ids, the
+  // error envelope), the error code -> HTTP status table, the body limit, rate limiting, HTML
+  // escaping, QR codes.
+  ['web', ['domain', 'rpc', 'log']],
   // The web surfaces are siblings: each calls verbs and never imports another surface.
-  ['api', BELOW_SURFACES],
-  ['dashboard', BELOW_SURFACES],
-  ['pay', BELOW_SURFACES],
+  ...SURFACES.map((s) => [s, FOR_SURFACES] as const),
   // The process around them: configuration, metrics, the composition root, the CLI.
   ['config', ['chains', 'domain', 'config.types', 'log']],
   ['metrics', BELOW_SURFACES],
   ['bootstrap', BELOW_SURFACES],
-  ['compose', ['api', 'dashboard', 'pay', 'metrics', 'config', ...BELOW_SURFACES]],
-  ['server', ['compose', 'bootstrap', 'api', 'dashboard', 'metrics', 'config', ...BELOW_SURFACES]],
-  ['cli', ['server', 'compose', 'bootstrap', 'api', 'dashboard', 'metrics', 'config', ...BELOW_SURFACES]],
+  ['compose', [...SURFACES, 'metrics', 'config', ...FOR_SURFACES]],
+  ['server', ['compose', 'bootstrap', 'metrics', 'config', ...FOR_SURFACES]],
+  ['cli', ['server', 'compose', 'bootstrap', 'metrics', 'config', ...FOR_SURFACES]],
   ['main', ['cli']],
 ]);
 
@@ -48,11 +52,7 @@ const ALLOWED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly
  * Imports that break the picture today and are being removed by a named piece of work. The test
  * fails when one of them is gone, so this list can only shrink.
  */
-const KNOWN: ReadonlyMap<string, string> = new Map([
-  ['src/api/app.ts -> src/dashboard/index.ts', 'issue 16 item 3: the composition root mounts the surfaces'],
-  ['src/dashboard/index.ts -> src/api/deps.ts', 'issue 16 item 3: surfaces are siblings'],
-  ['src/dashboard/index.ts -> src/api/errors.ts', 'issue 16 item 3: the HTTP status table moves to a neutral module'],
-]);
+const KNOWN: ReadonlyMap<string, string> = new Map([]);
 
 function layerOf(file: string): string | undefined {
   const parts = file.split('/');
@@ -167,6 +167,25 @@ describe('architecture boundaries', () => {
     expect(cycles(layers)).toEqual([]);
   });
 
+  it('keeps the web surfaces siblings: none may import another, each may import src/web', () => {
+    for (const a of SURFACES) {
+      for (const b of SURFACES) if (a !== b) expect(ALLOWED.get(a), `${a} -> ${b}`).not.toContain(b);
+      expect(ALLOWED.get(a)).toContain('web');
+    }
+    // src/web is neutral: it imports no surface, and nothing below the surfaces imports it.
+    for (const s of SURFACES) expect(ALLOWED.get('web')).not.toContain(s);
+    for (const [layer, may] of ALLOWED) if (BELOW_SURFACES.includes(layer)) expect(may, layer).not.toContain('web');
+  });
+
+  it('reports a surface importing a sibling, in every direction', () => {
+    const bad = new Map<string, string[]>(
+      SURFACES.flatMap((a) => SURFACES.filter((b) => b !== a).map((b) => [`src/${a}/uses-${b}.ts`, [`src/${b}/index.ts`]] as [string, string[]])),
+    );
+    const found = layerViolations(bad);
+    expect(found).toHaveLength(SURFACES.length * (SURFACES.length - 1));
+    for (const [from, [to]] of bad) expect(found).toContainEqual(expect.stringMatching(new RegExp(`^${from} -> ${to}: '`)));
+  });
+
   it('reports an upward import, a sideways one, an unknown layer and a cycle (the checker can fail)', () => {
     const bad = new Map<string, string[]>([
       ['src/store/intents.ts', ['src/actors/runtime.ts']],
@@ -177,7 +196,7 @@ describe('architecture boundaries', () => {
     ]);
     expect(layerViolations(bad)).toEqual([
       "src/store/intents.ts -> src/actors/runtime.ts: 'store' may import only domain",
-      expect.stringMatching(/^src\/dashboard\/pages\.ts -> src\/api\/errors\.ts: 'dashboard' may import only intents, /),
+      expect.stringMatching(/^src\/dashboard\/pages\.ts -> src\/api\/errors\.ts: 'dashboard' may import only web, intents, /),
       "machines/intent.machine.ts -> src/log.ts: 'machines' may import only domain",
       "src/newthing/x.ts: layer 'newthing' is not in the layer table of test/architecture/boundaries.test.ts",
     ]);

@@ -34,7 +34,13 @@ describe('lint rules', () => {
     'src/intents/viem.ts': "export const f = async () => (await import('viem')).parseUnits;\n",
     'src/chains/evm/ok.ts': "import { parseUnits } from 'viem';\nexport const d = parseUnits;\n",
     'src/intents/elysia.ts': "import { Elysia } from 'elysia';\nexport const d = Elysia;\n",
-    'src/dashboard/ok.ts': "import { Elysia } from 'elysia';\nexport const d = Elysia;\n",
+    'src/dashboard/ok.ts': "import { Elysia } from 'elysia';\nimport { html } from '../web/html';\nexport const d = [Elysia, html];\n",
+    'src/web/ok.ts': "import { Elysia } from 'elysia';\nexport const d = Elysia;\n",
+    // The web surfaces are siblings: none imports another, and src/web imports none.
+    'src/dashboard/api.ts': "import { apiPlugin } from '../api/app';\nexport const d = apiPlugin;\n",
+    'src/api/intents/pay.ts': "import { payPlugin } from '../../pay/index';\nexport const d = payPlugin;\n",
+    'src/pay/dashboard.ts': "import { dashboardPlugin } from '../dashboard/index';\nexport const d = dashboardPlugin;\n",
+    'src/web/api.ts': "import { HTTP_STATUS } from '../api/openapi/document';\nexport const d = HTTP_STATUS;\n",
     'machines/store.ts': "import { openDb } from '../src/store/db';\nexport const d = openDb;\n",
     'machines/ok.ts': "import { setup } from 'xstate';\nimport { AppError } from '../src/domain/errors';\nimport { d as s } from './store';\nexport const d = [setup, AppError, s];\n",
     'src/actors/console.ts': "export function f(): void {\n  console.warn('x');\n}\n",
@@ -55,10 +61,14 @@ describe('lint rules', () => {
     expect(found).toEqual([
       'machines/store.ts lint/style/noRestrictedImports: machines/ is pure: it imports only xstate, src/domain and its own files.',
       "src/actors/console.ts lint/suspicious/noConsole: Don't use console.",
+      'src/api/intents/pay.ts lint/style/noRestrictedImports: Web surfaces are siblings: src/api imports no other surface. Share through a verb, the store or src/web.',
       'src/chains/evm/solana.ts lint/style/noRestrictedImports: The Solana SDK lives only in src/chains/solana: go through the ChainAdapter (src/chains/types.ts).',
-      'src/intents/elysia.ts lint/style/noRestrictedImports: Elysia lives only in the web surfaces (src/api, src/dashboard): call a verb from src/intents instead.',
+      'src/dashboard/api.ts lint/style/noRestrictedImports: Web surfaces are siblings: src/dashboard imports no other surface. Share through a verb, the store or src/web.',
+      'src/intents/elysia.ts lint/style/noRestrictedImports: Elysia lives only in the web surfaces (src/api, src/dashboard, src/pay) and their shell src/web: call a verb from src/intents instead.',
       'src/intents/sql.ts lint/style/noRestrictedImports: SQL drivers live only in src/store: add or use a repository function there.',
       'src/intents/viem.ts lint/style/noRestrictedImports: viem lives only in src/chains/evm: go through the ChainAdapter (src/chains/types.ts).',
+      'src/pay/dashboard.ts lint/style/noRestrictedImports: Web surfaces are siblings: src/pay imports no other surface. Share through a verb, the store or src/web.',
+      'src/web/api.ts lint/style/noRestrictedImports: src/web is neutral: it imports no web surface (they import it).',
       'src/webhooks/drizzle.ts lint/style/noRestrictedImports: SQL drivers live only in src/store: add or use a repository function there.',
     ]);
   });

@@ -1,7 +1,7 @@
 // GET /docs: Swagger UI served entirely by this process. Its script and stylesheet come from the
 // pinned npm package swagger-ui-dist, imported as files so `bun build --compile` embeds them in
 // the binary; the page's CSP allows nothing but this origin, so no CDN is ever contacted.
-import type { Elysia } from 'elysia';
+import { Elysia } from 'elysia';
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' };
 import swaggerJs from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' };
 
@@ -38,10 +38,9 @@ const ASSETS = new Map<string, { path: string | null; text: string | null; type:
 
 const common = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin', 'content-security-policy': DOCS_CSP };
 
-// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
-export function docsRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A) {
+export function docsRoutes() {
   const hide = { detail: { hide: true } } as const;
-  return app
+  return new Elysia({ name: 'api.docs' })
     .get('/docs', () => new Response(PAGE, { headers: { ...common, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } }), hide)
     .get(
       '/docs/assets/:file',

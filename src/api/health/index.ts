@@ -1,5 +1,5 @@
 // Operational surfaces outside /v1: liveness, readiness, Prometheus metrics.
-import { t, type Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { ApiDeps } from '../deps';
 
 /** These answer without an API key: an empty security list overrides the document's default. */
@@ -13,9 +13,8 @@ const METRICS_RESPONSES = {
   200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' as const } } } },
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
-export function healthRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
-  return app
+export function healthRoutes(d: ApiDeps) {
+  return new Elysia({ name: 'api.health' })
     .get('/healthz', () => ({ status: 'ok' as const }), {
       response: { 200: Health },
       detail: { tags, operationId: 'health', summary: 'Liveness', security: NO_KEY },

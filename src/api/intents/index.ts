@@ -1,5 +1,5 @@
 // /v1/intents routes: create, list, get, patch, cancel, build, submit, detected, refund.
-import type { Elysia } from 'elysia';
+import { Elysia } from 'elysia';
 import { buildTransaction } from '../../intents/build-transaction';
 import { cancelIntent } from '../../intents/cancel-intent';
 import { createIntent } from '../../intents/create-intent';
@@ -27,10 +27,9 @@ const IDEMPOTENCY_KEY = {
   schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
 } as const;
 
-// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
-export function intentRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
+export function intentRoutes(d: ApiDeps) {
   const s = d.services;
-  return app
+  return new Elysia({ name: 'api.intents' })
     .post(
       '/v1/intents',
       async ({ headers, body, set, request }) => {

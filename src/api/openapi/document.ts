@@ -3,7 +3,7 @@
 // Named components (see schemas.ts), every error status with the envelope and the codes it can
 // carry (from the one status table), X-Request-Id on every answer, Retry-After on 429 and 503.
 import type { ErrorCode } from '../../domain/errors';
-import { HTTP_STATUS } from '../errors';
+import { HTTP_STATUS } from '../../web/http-status';
 import { SchemaNames, type JsonSchema } from './schemas';
 
 /** What the document reads of an Elysia route (app.routes). */

@@ -1,5 +1,5 @@
 // /v1/payments routes: the ledger of transfers found on chain (contract section 11).
-import type { Elysia } from 'elysia';
+import { Elysia } from 'elysia';
 import { getPayment } from '../../intents/get-payment';
 import { listPayments } from '../../intents/list-payments';
 import type { ApiDeps } from '../deps';
@@ -9,10 +9,9 @@ import { ListPaymentsQuery, ListPaymentsResponse, PaymentResponse } from './mode
 
 const tags = ['Payments'];
 
-// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
-export function paymentRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
+export function paymentRoutes(d: ApiDeps) {
   const s = d.services;
-  return app
+  return new Elysia({ name: 'api.payments' })
     .get(
       '/v1/payments',
       ({ request, query }) =>

@@ -1,5 +1,5 @@
 // /v1/webhooks (delivery list, replay) and /v1/events (the event log) routes.
-import { t, type Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { invalidParam } from '../../domain/errors';
 import { requirePro } from '../../intents/refund-intent';
 import { getEvent } from '../../webhooks/get-event';
@@ -46,9 +46,8 @@ export function parseLimit(raw: string | undefined): number {
   return n;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: Elysia plugin generics until the surfaces become named plugins (issue 16 item 3)
-export function webhookRoutes<A extends Elysia<any, any, any, any, any, any, any>>(app: A, d: ApiDeps) {
-  return app
+export function webhookRoutes(d: ApiDeps) {
+  return new Elysia({ name: 'api.webhooks' })
     .get(
       '/v1/webhooks',
       ({ request, query }) => {

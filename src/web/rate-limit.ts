@@ -1,4 +1,5 @@
-// Token bucket per API key (contract section 5): perSecond refill, burst capacity.
+// Token bucket per key (contract section 5): perSecond refill, burst capacity. The API keys one
+// by API key, the payment page by pay token; the composition root makes one for each.
 // In memory: one process serves the API, and a restart only forgives a second of traffic.
 
 export interface RateLimiter {

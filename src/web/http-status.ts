@@ -1,7 +1,7 @@
-// The one AppError -> HTTP table, and the error envelope of contract section 10.
-// Anything that is not an AppError becomes a bare 500: no stack trace leaves the process.
+// The one AppError code -> HTTP status table. Verbs return data and throw AppErrors with no
+// status in them; each web surface (API, dashboard, payment page) decides the status here, at
+// its edge. Neutral: no surface owns it, so none imports another for it.
 import type { ErrorCode } from '../domain/errors';
-import { AppError } from '../domain/errors';
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   'request.malformed_json': 400,
@@ -44,25 +44,3 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   'route.method_not_allowed': 405,
   'intent.fulfiller_required': 422,
 };
-
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; param: string | null; details: Record<string, unknown> };
-}
-
-export function errorResponse(e: AppError, requestId: string, extraHeaders: Record<string, string> = {}): Response {
-  const status = HTTP_STATUS[e.code] ?? 500;
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': requestId, ...extraHeaders };
-  const retryAfter = e.details.retry_after;
-  if ((status === 503 || status === 429) && typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);
-  const body: ErrorBody = { error: { code: e.code, message: e.message, param: e.param, details: e.details } };
-  return new Response(JSON.stringify(body), { status, headers });
-}
-
-export function internalError(requestId: string): Response {
-  return errorResponse(
-    new AppError('internal.error', 'Something went wrong on our side. Quote the request id if you contact support.', {
-      details: { request_id: requestId },
-    }),
-    requestId,
-  );
-}
