@@ -20,6 +20,15 @@ interface Boot {
   readyMs: number;
   rssMiB: number;
   heapMiB: number;
+  /** The server's CPU (one core = 100 %) while idle after boot: what keeping the live intents costs. */
+  idleCpuPct: number;
+}
+
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+/** utime + stime of a process, in seconds (clock ticks of 1/100 s on Linux). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const f = (await Bun.file(`/proc/${pid}/stat`).text()).split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
 }
 
 /** Spawn `serve` on the file, time spawn → /readyz 200, read VmRSS once ready, stop it. */
@@ -44,7 +53,10 @@ async function boot(db: string): Promise<Boot> {
     const rssKiB = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     const heap = Number(/^payforge_heap_used_bytes (\d+)/m.exec(metrics)?.[1] ?? NaN);
-    return { readyMs, rssMiB: rssKiB / 1024, heapMiB: heap / 2 ** 20 };
+    const c0 = await cpuSeconds(proc.pid);
+    await Bun.sleep(IDLE_SECONDS * 1000);
+    const idleCpuPct = ((await cpuSeconds(proc.pid)) - c0) / IDLE_SECONDS * 100;
+    return { readyMs, rssMiB: rssKiB / 1024, heapMiB: heap / 2 ** 20, idleCpuPct };
   } finally {
     proc.kill('SIGTERM');
     await proc.exited;
@@ -130,12 +142,12 @@ const base = runs[0]!;
 const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const md = [
   `Run ${date} · ${machine()}`,
-  'Spawn of `payforge serve` → first `/readyz` 200 (polled every 10 ms), second boot of each database (page cache warm); VmRSS 0.5 s after ready.',
+  'Spawn of `payforge serve` → first `/readyz` 200 (polled every 10 ms), second boot of each database (page cache warm); VmRSS and the JS heap (`payforge_heap_used_bytes`) 0.5 s after ready, then the server\'s CPU over the next seconds with no requests (utime + stime from /proc; 100 % = one core).',
   '',
-  '| database | boot to /readyz ms | resident MiB | JS heap MiB | resident KiB per live intent (over baseline) | heap KiB per live intent (over baseline) | DB bytes per intent row |',
-  '|---|---:|---:|---:|---:|---:|---:|',
+  `| database | boot to /readyz ms | resident MiB | JS heap MiB | resident KiB per live intent (over baseline) | heap KiB per live intent (over baseline) | CPU while idle, next ${IDLE_SECONDS} s | DB bytes per intent row |`,
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
   ...runs.map((r) =>
-    `| ${r.name} | ${r.boot.readyMs.toFixed(0)} | ${r.boot.rssMiB.toFixed(1)} | ${r.boot.heapMiB.toFixed(1)} | ${r.live ? (((r.boot.rssMiB - base.boot.rssMiB) * 1024) / r.live).toFixed(2) : '—'} | ${r.live ? (((r.boot.heapMiB - base.boot.heapMiB) * 1024) / r.live).toFixed(2) : '—'} | ${r.bytesPerIntent ? r.bytesPerIntent.toFixed(0) : '—'} |`,
+    `| ${r.name} | ${r.boot.readyMs.toFixed(0)} | ${r.boot.rssMiB.toFixed(1)} | ${r.boot.heapMiB.toFixed(1)} | ${r.live ? (((r.boot.rssMiB - base.boot.rssMiB) * 1024) / r.live).toFixed(2) : '—'} | ${r.live ? (((r.boot.heapMiB - base.boot.heapMiB) * 1024) / r.live).toFixed(2) : '—'} | ${r.boot.idleCpuPct.toFixed(0)} % | ${r.bytesPerIntent ? r.bytesPerIntent.toFixed(0) : '—'} |`,
   ),
 ].join('\n');
 console.log(md);

@@ -26,12 +26,19 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-interface Result { name: string; n: number; seconds: number; perSecond: number; p50: number; p99: number }
+// cpuUs: this process's CPU (user + system) per delivery during the timed part: steadier than
+// deliveries/s on a shared machine (the receiver runs in its own process and is not counted).
+interface Result { name: string; n: number; seconds: number; perSecond: number; p50: number; p99: number; cpuUs: number }
+const cpuNow = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 
 /** Plain Bun fetch loop: `concurrency` workers POSTing a same-sized signed body. */
 async function plainLoop(name: string, urls: string[], n: number, concurrency: number, body: string): Promise<Result> {
   const lat: number[] = [];
   let next = 0;
+  const c0 = cpuNow();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -46,7 +53,7 @@ async function plainLoop(name: string, urls: string[], n: number, concurrency: n
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  return { name, n, seconds, perSecond: n / seconds, p50: pct(lat, 50), p99: pct(lat, 99) };
+  return { name, n, seconds, perSecond: n / seconds, p50: pct(lat, 50), p99: pct(lat, 99), cpuUs: (cpuNow() - c0) / n };
 }
 
 /** The dispatcher draining `n` due deliveries spread over `urls` (one account per URL). */
@@ -73,6 +80,7 @@ async function dispatcherDrain(name: string, urls: string[], n: number, webhooks
     return res;
   };
   const d = createDispatcher({ db, config: testConfig({ pollIntervalMs: 1000, ...webhooks }), fetch: timed });
+  const c0 = cpuNow();
   const t0 = performance.now();
   d.start();
   // Poll the dispatcher's counters, not the table: a count(*) every few ms would cost the run.
@@ -82,7 +90,7 @@ async function dispatcherDrain(name: string, urls: string[], n: number, webhooks
   const failed = db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered' OR attempt_count <> 1").get()!.n;
   db.dispose();
   if (failed > 0) throw new Error(`${name}: ${failed} deliveries not delivered on the first attempt`);
-  return { name, n, seconds, perSecond: n / seconds, p50: pct(lat, 50), p99: pct(lat, 99) };
+  return { name, n, seconds, perSecond: n / seconds, p50: pct(lat, 50), p99: pct(lat, 99), cpuUs: (cpuNow() - c0) / n };
 }
 
 /** Open loop: events committed at `rate`/s, woken like the runtime does; p99 of commit → recorded delivered. */
@@ -95,6 +103,7 @@ async function dispatcherSteady(name: string, url: string, rate: number, seconds
   const total = rate * seconds;
   const tick = 10;
   const perTick = Math.max(1, Math.round((rate * tick) / 1000));
+  const c0 = cpuNow();
   const t0 = performance.now();
   let made = 0;
   while (made < total) {
@@ -113,7 +122,7 @@ async function dispatcherSteady(name: string, url: string, rate: number, seconds
   await d.stop();
   const e2e = db.sqlite.query<{ ms: number }, []>('SELECT delivered_at - created_at AS ms FROM webhook_deliveries').all().map((r) => r.ms);
   db.dispose();
-  return { name, n: total, seconds: elapsed, perSecond: total / elapsed, p50: pct(e2e, 50), p99: pct(e2e, 99) };
+  return { name, n: total, seconds: elapsed, perSecond: total / elapsed, p50: pct(e2e, 50), p99: pct(e2e, 99), cpuUs: (cpuNow() - c0) / total };
 }
 
 const body = JSON.stringify({ eventId: 'evt_bench', type: 'intent.created', createdAt: new Date().toISOString(), livemode: false, data: { intent: { id: 'pi_x', pad: 'x'.repeat(900) } } });
@@ -128,7 +137,7 @@ const run = async (name: string, r: () => Promise<Result>) => {
   if (only && !name.includes(only)) return;
   const x = await r();
   results.push(x);
-  console.log(`${x.name.padEnd(58)} ${x.n.toString().padStart(6)}  ${x.perSecond.toFixed(0).padStart(7)}/s  p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms`);
+  console.log(`${x.name.padEnd(58)} ${x.n.toString().padStart(6)}  ${x.perSecond.toFixed(0).padStart(7)}/s  p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms  cpu ${x.cpuUs.toFixed(0)} µs/delivery`);
 };
 try {
   // Warm-up (JIT, connection pools), not recorded.
@@ -148,9 +157,9 @@ try {
 if (process.argv.includes('--write')) {
   const cpu = cpuModel();
   const table = [
-    '| run | deliveries | per second | p50 ms | p99 ms |',
-    '|---|---:|---:|---:|---:|',
-    ...results.map((r) => `| ${r.name} | ${r.n} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`),
+    '| run | deliveries | per second | p50 ms | p99 ms | CPU µs per delivery (this process) |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...results.map((r) => `| ${r.name} | ${r.n} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuUs.toFixed(0)} |`),
   ].join('\n');
   const section = `## webhooks
 
