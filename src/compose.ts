@@ -20,8 +20,7 @@ import { reconcileSubmissions } from './intents/record-submission';
 import { recordLandedAfterClose } from './intents/record-landed-after-close';
 import type { Services, SubmitFaults } from './intents/services';
 import { createScreener } from './screening/screener';
-import { findActiveKeyByHash, touchApiKeys } from './store/api-keys';
-import { getAccount } from './store/accounts';
+import { createRepos } from './store/repos';
 import { getPublicUrl, setPublicUrl } from './domain/pay-url';
 import { registerAccountNames } from './domain/account-names';
 import { payPlugin } from './pay/index';
@@ -104,13 +103,15 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   let detection: Detection | null = null;
   // The caller resolved in onRequest, per request object: one key lookup per request.
   const callers = new WeakMap<Request, Caller>();
+  // What the web surfaces are handed instead of the raw Db: one repository per aggregate.
+  const repos = createRepos(db);
   // Key use is remembered in memory and flushed every 30 s: `keys list` shows lastUsedAt
   // without a durable write on every request's path.
   const keyUses = new Map<string, number>();
   const flushKeyUses = () => {
     if (keyUses.size === 0) return;
     try {
-      touchApiKeys(db, keyUses);
+      repos.apiKeys.touch(keyUses);
     } catch (e) {
       log('warn', 'recording key use failed', { error: String(e) });
     }
@@ -124,7 +125,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   };
 
   // The merchant name wallets show (paymentUri's Solana Pay label), the same in every rendering.
-  const unregisterNames = registerAccountNames((accountId) => getAccount(db, accountId)?.name ?? null);
+  const unregisterNames = registerAccountNames((accountId) => repos.accounts.get(accountId)?.name ?? null);
   setPublicUrl(config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`);
 
   // The web surfaces are siblings, each a named plugin in one shell (request ids, the error
@@ -134,11 +135,11 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     .use(
       apiPlugin({
         services,
-        db,
+        repos,
         // Every authenticated request takes a rate token here, before its body is parsed or
         // validated: malformed requests count against the key exactly like valid ones.
         checkKey(request) {
-          const caller = authenticate(request.headers.get('authorization'), (h) => findActiveKeyByHash(db, h));
+          const caller = authenticate(request.headers.get('authorization'), (h) => repos.apiKeys.findActiveByHash(h));
           callers.set(request, caller);
           keyUses.set(caller.keyId, Date.now());
           const wait = limiter.take(caller.keyId);
@@ -157,12 +158,12 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
         log,
       }),
     )
-    .use(dashboardPlugin({ services, db, beforeStop: (fn) => void stopHooks.push(fn), wakeDispatcher: () => dispatcher.wake(), log }))
+    .use(dashboardPlugin({ services, repos, beforeStop: (fn) => void stopHooks.push(fn), wakeDispatcher: () => dispatcher.wake(), log }))
     .use(
       payPlugin({
         services,
         findByPayToken: (token) => intents.findByPayToken(token) as (ReturnType<typeof intents.get> & { payToken: string }) | null,
-        merchantName: (accountId) => getAccount(db, accountId)?.name ?? 'Merchant',
+        merchantName: (accountId) => repos.accounts.get(accountId)?.name ?? 'Merchant',
         publicUrl: getPublicUrl,
         limiter: createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
       }),

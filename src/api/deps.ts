@@ -2,11 +2,12 @@
 // what they need and call a verb; Elysia's context never goes further than the route file.
 import type { Caller } from '../domain/caller';
 import type { Services } from '../intents/services';
-import type { Db } from '../store/db';
+import type { Repos } from '../store/repos';
 
 export interface ApiDeps {
   services: Services;
-  db: Db;
+  /** The repositories the webhook and event routes read (never the raw database). */
+  repos: Pick<Repos, 'deliveries' | 'events'>;
   /** The request's caller, as checkKey resolved it. */
   caller(request: Request): Caller;
   /**

@@ -11,6 +11,7 @@ import { pfSignature } from '../webhooks/sign';
 import { accountOf, configFrom, parse, print, UsageError } from './common';
 import { openDb } from '../store/db';
 import { parseSince } from './since';
+import { createRepos } from '../store/repos';
 
 /** Headers a receiver needs to verify the delivery: passed through unchanged. */
 const FORWARDED = ['content-type', 'x-pf-signature', 'x-pf-event-id', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
@@ -85,7 +86,7 @@ export async function listen(argv: string[]): Promise<void> {
   });
   const url = `http://127.0.0.1:${server.port}/`;
   try {
-    secret = (await setEndpoint(db, config, { accountId, mode: 'test', url })).secret;
+    secret = (await setEndpoint(createRepos(db), config, { accountId, mode: 'test', url })).secret;
   } catch (e) {
     await server.stop(true);
     db.close();

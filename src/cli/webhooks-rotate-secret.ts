@@ -2,11 +2,12 @@
 // signing for webhooks.rotationOverlapSeconds.
 import { rotateSecret } from '../webhooks/rotate-secret';
 import { accountOf, configFrom, oneOf, parse, print, required, withDb } from './common';
+import { createRepos } from '../store/repos';
 
 export async function webhooksRotateSecret(argv: string[]): Promise<void> {
   const { values } = parse(argv, { account: { type: 'string' }, mode: { type: 'string' } });
   const mode = oneOf(required(values, 'mode'), 'mode', ['test', 'live'] as const);
   const config = configFrom(values);
-  const { secret } = await withDb(config, (db) => rotateSecret(db, config, { accountId: accountOf(db, values), mode }));
+  const { secret } = await withDb(config, (db) => rotateSecret(createRepos(db), config, { accountId: accountOf(db, values), mode }));
   print({ secret });
 }

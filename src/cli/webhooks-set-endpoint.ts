@@ -1,12 +1,13 @@
 // `payforge webhooks set-endpoint --account --mode --url`: prints {url, secret}.
 import { setEndpoint } from '../webhooks/set-endpoint';
 import { accountOf, configFrom, oneOf, parse, print, required, withDb } from './common';
+import { createRepos } from '../store/repos';
 
 export async function webhooksSetEndpoint(argv: string[]): Promise<void> {
   const { values } = parse(argv, { account: { type: 'string' }, mode: { type: 'string' }, url: { type: 'string' } });
   const mode = oneOf(required(values, 'mode'), 'mode', ['test', 'live'] as const);
   const url = required(values, 'url');
   const config = configFrom(values);
-  const result = await withDb(config, (db) => setEndpoint(db, config, { accountId: accountOf(db, values), mode, url }));
+  const result = await withDb(config, (db) => setEndpoint(createRepos(db), config, { accountId: accountOf(db, values), mode, url }));
   print({ url: result.url, secret: result.secret });
 }

@@ -2,11 +2,12 @@
 // API's: the surfaces are siblings and share only verbs, the store's repositories and src/web.
 import type { Services } from '../intents/services';
 import type { Log } from '../log';
-import type { Db } from '../store/db';
+import type { Repos } from '../store/repos';
 
 export interface DashboardDeps {
   services: Services;
-  db: Db;
+  /** The store's repositories, never the raw database. */
+  repos: Repos;
   /**
    * Run `fn` when the server starts to stop, before it waits for open responses: the live
    * streams end there, or a graceful stop never would.

@@ -9,11 +9,6 @@ import { HTTP_STATUS } from '../web/http-status';
 import type { DashboardDeps } from './deps';
 import { AppError } from '../domain/errors';
 import { INTENT_STATES, type IntentState, type Mode } from '../domain/intent';
-import { getAccount, listAccounts } from '../store/accounts';
-import { apiKeyAccountId, createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys';
-import { intentCountsByAccount } from '../store/intents-overview';
-import { deliveryOwner } from '../store/webhook-deliveries';
-import { getEndpoint, listEndpointInfo } from '../store/webhook-endpoints';
 import { retryDelivery } from '../webhooks/retry-delivery';
 import { rotateSecret } from '../webhooks/rotate-secret';
 import { setEndpoint } from '../webhooks/set-endpoint';
@@ -21,11 +16,12 @@ import { html, page, type PageOpts, type Safe } from './html';
 import { paymentsBody } from './payments';
 import { PAYMENT_STATUSES } from '../domain/payment';
 import { accountBody, accountsBody, deliveriesBody, errorBox, intentBody, intentsBody, loginBody, type AccountView } from './pages';
-import { intentTimeline, listAllDeliveries, listIntents, PAGE_SIZE } from './queries';
+import { intentTimeline, PAGE_SIZE } from './queries';
+import { listDeliveries } from '../webhooks/list-deliveries';
+import { listIntents } from '../intents/list-intents';
 import { COOKIE_NAME, createSessions, readCookie, sessionCookie, SESSION_TTL_MS, type Session } from './session';
 import { payUrlOf } from '../domain/pay-url';
 import { qrSvg } from '../web/qr';
-import { liveSnapshot, maxEventSeq } from '../store/live-events';
 import { LIVE_JS, LIVE_ROWS, liveBody } from './live';
 import { createLiveFeed } from './live-feed';
 import { INTENT_LIVE_JS, intentStreamUrl } from './intent-live';
@@ -112,7 +108,7 @@ export function dashboardPlugin(d: DashboardDeps) {
   const MAX_FAILURES = 10;
   const FAILURE_WINDOW_MS = 60_000;
 
-  const live = createLiveFeed(d.db, d.log);
+  const live = createLiveFeed(d.repos.liveEvents, d.log);
   d.beforeStop(() => live.close());
 
   const sessionOf = (request: Request): Session | null => sessions?.verify(readCookie(request.headers.get('cookie'), COOKIE_NAME)) ?? null;
@@ -161,12 +157,12 @@ export function dashboardPlugin(d: DashboardDeps) {
   const notFound = (what: string, s: Session) => htmlResponse(404, { title: 'Not found', csrf: s.csrf, body: html`<h1>Not found</h1>${errorBox(`No ${what}.`)}` });
 
   function accountPage(s: Session, accountId: string, status: number, extra: Partial<AccountView> = {}): Response {
-    const account = ID_RE.test(accountId) ? getAccount(d.db, accountId) : null;
+    const account = ID_RE.test(accountId) ? d.repos.accounts.get(accountId) : null;
     if (!account) return notFound('such account', s);
     const body = accountBody({
       account,
-      keys: listApiKeys(d.db, account.id).sort((a, b) => b.createdAt - a.createdAt),
-      endpoints: listEndpointInfo(d.db, account.id, Date.now()),
+      keys: d.repos.apiKeys.list(account.id).sort((a, b) => b.createdAt - a.createdAt),
+      endpoints: d.repos.endpoints.listInfo(account.id, Date.now()),
       csrf: s.csrf,
       ...extra,
     });
@@ -175,7 +171,7 @@ export function dashboardPlugin(d: DashboardDeps) {
 
   const hide = { detail: { hide: true } } as const;
   const accountsView = (_ctx: Ctx, s: Session) =>
-    htmlResponse(200, { title: 'Accounts', csrf: s.csrf, active: 'accounts', body: accountsBody(listAccounts(d.db), intentCountsByAccount(d.db)) });
+    htmlResponse(200, { title: 'Accounts', csrf: s.csrf, active: 'accounts', body: accountsBody(d.repos.accounts.list(), d.repos.intentsOverview.countsByAccount()) });
 
   return new Elysia({ name: 'dashboard' })
     .get('/dashboard', view(accountsView, true), hide)
@@ -211,8 +207,8 @@ export function dashboardPlugin(d: DashboardDeps) {
       action((ctx, s) => {
         const mode = field(ctx.body, 'mode');
         if (!isMode(mode)) return accountPage(s, ctx.params.id!, 400, { error: 'mode must be test or live.' });
-        if (!ID_RE.test(ctx.params.id!) || !getAccount(d.db, ctx.params.id!)) return notFound('such account', s);
-        const created = createApiKey(d.db, { accountId: ctx.params.id!, mode });
+        if (!ID_RE.test(ctx.params.id!) || !d.repos.accounts.get(ctx.params.id!)) return notFound('such account', s);
+        const created = d.repos.apiKeys.create({ accountId: ctx.params.id!, mode });
         return accountPage(s, ctx.params.id!, 200, { newKey: { key: created.key, mode } });
       }),
       hide,
@@ -221,8 +217,8 @@ export function dashboardPlugin(d: DashboardDeps) {
       '/dashboard/accounts/:id/keys/:keyId/revoke',
       action((ctx, s) => {
         const { id, keyId } = ctx.params as { id: string; keyId: string };
-        if (!ID_RE.test(keyId) || apiKeyAccountId(d.db, keyId) !== id) return notFound('such key on this account', s);
-        revokeApiKey(d.db, keyId);
+        if (!ID_RE.test(keyId) || d.repos.apiKeys.accountOf(keyId) !== id) return notFound('such key on this account', s);
+        d.repos.apiKeys.revoke(keyId);
         return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=revoked`);
       }),
       hide,
@@ -232,9 +228,9 @@ export function dashboardPlugin(d: DashboardDeps) {
       action(async (ctx, s) => {
         const { id, mode } = ctx.params as { id: string; mode: string };
         if (!isMode(mode)) return notFound('such mode', s);
-        if (!ID_RE.test(id) || !getAccount(d.db, id)) return notFound('such account', s);
+        if (!ID_RE.test(id) || !d.repos.accounts.get(id)) return notFound('such account', s);
         try {
-          await setEndpoint(d.db, d.services.config, { accountId: id, mode, url: field(ctx.body, 'url').trim() });
+          await setEndpoint(d.repos, d.services.config, { accountId: id, mode, url: field(ctx.body, 'url').trim() });
         } catch (e) {
           if (e instanceof AppError) return accountPage(s, id, HTTP_STATUS[e.code] ?? 400, { error: `${mode} endpoint: ${e.message}` });
           throw e;
@@ -248,8 +244,8 @@ export function dashboardPlugin(d: DashboardDeps) {
       action((ctx, s) => {
         const { id, mode } = ctx.params as { id: string; mode: string };
         if (!isMode(mode)) return notFound('such mode', s);
-        if (!ID_RE.test(id) || !getAccount(d.db, id)) return notFound('such account', s);
-        const e = getEndpoint(d.db, id, mode);
+        if (!ID_RE.test(id) || !d.repos.accounts.get(id)) return notFound('such account', s);
+        const e = d.repos.endpoints.get(id, mode);
         if (!e) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set.` });
         const previousUntil = e.previousSecret !== null && e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > Date.now() ? e.previousSecretExpiresAt : null;
         return accountPage(s, id, 200, { revealed: { mode, secret: e.secret, previousUntil } });
@@ -261,9 +257,9 @@ export function dashboardPlugin(d: DashboardDeps) {
       action((ctx, s) => {
         const { id, mode } = ctx.params as { id: string; mode: string };
         if (!isMode(mode)) return notFound('such mode', s);
-        if (!ID_RE.test(id) || !getAccount(d.db, id)) return notFound('such account', s);
-        if (!getEndpoint(d.db, id, mode)) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set; set one first.` });
-        rotateSecret(d.db, d.services.config, { accountId: id, mode });
+        if (!ID_RE.test(id) || !d.repos.accounts.get(id)) return notFound('such account', s);
+        if (!d.repos.endpoints.get(id, mode)) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set; set one first.` });
+        rotateSecret(d.repos, d.services.config, { accountId: id, mode });
         return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=rotated`);
       }),
       hide,
@@ -275,10 +271,11 @@ export function dashboardPlugin(d: DashboardDeps) {
         const stateQ = INTENT_STATES.includes(q.state as IntentState) ? (q.state as IntentState) : undefined;
         const accountId = q.account && ID_RE.test(q.account) ? q.account : undefined;
         const mode = isMode(q.mode) ? q.mode : undefined;
-        const before = q.before && /^[0-9]{1,15}$/.test(q.before) ? Number(q.before) : undefined;
-        const f = { state: stateQ, accountId, mode, beforeSeq: before };
-        const { rows, hasMore } = listIntents(d.db, f);
-        return htmlResponse(200, { title: 'Intents', csrf: s.csrf, active: 'intents', body: intentsBody(rows, hasMore, f, listAccounts(d.db)) });
+        const startingAfter = q.starting_after && ID_RE.test(q.starting_after) ? q.starting_after : undefined;
+        // The API's verb, as the operator: every account, or the one picked; the same paging.
+        const { intents, hasMore } = listIntents(d.services, { operator: true, accountId, mode }, { limit: PAGE_SIZE, startingAfter, state: stateQ });
+        const f = { state: stateQ, accountId, mode };
+        return htmlResponse(200, { title: 'Intents', csrf: s.csrf, active: 'intents', body: intentsBody(intents, hasMore, f, d.repos.accounts.list()) });
       }),
       hide,
     )
@@ -288,10 +285,10 @@ export function dashboardPlugin(d: DashboardDeps) {
         const id = ctx.params.id!;
         // Read before the intent: an event committed in between is then streamed as well as
         // shown, and the page's script drops the repeat (by event id); none can be missed.
-        const afterSeq = maxEventSeq(d.db);
+        const afterSeq = d.repos.liveEvents.maxSeq();
         const intent = ID_RE.test(id) ? d.services.intents.get(id) : null;
         if (!intent) return notFound('such intent', s);
-        const timeline = intentTimeline(d.db, intent.id);
+        const timeline = intentTimeline(d.repos, intent.id);
         // The pay link and its QR: what a shop shows the payer (contract 12).
         const payUrl = payUrlOf(intent.payToken);
         const pay = payUrl === null ? null : { url: payUrl, qr: await qrSvg(payUrl) };
@@ -303,13 +300,13 @@ export function dashboardPlugin(d: DashboardDeps) {
     .get(
       '/dashboard/live',
       view((ctx, s) => {
-        const accounts = listAccounts(d.db);
+        const accounts = d.repos.accounts.list();
         const q = ctx.query;
         // One account needs no choosing (the bootstrap case); with several the operator picks.
-        const account = q.account ? (ID_RE.test(q.account) ? getAccount(d.db, q.account) : null) : accounts.length === 1 ? accounts[0]! : null;
+        const account = q.account ? (ID_RE.test(q.account) ? d.repos.accounts.get(q.account) : null) : accounts.length === 1 ? accounts[0]! : null;
         if (q.account && !account) return notFound('such account', s);
         const mode = isMode(q.mode) ? q.mode : 'test';
-        const snapshot = account ? liveSnapshot(d.db, account.id, mode, LIVE_ROWS) : null;
+        const snapshot = account ? d.repos.liveEvents.snapshot(account.id, mode, LIVE_ROWS) : null;
         return htmlResponse(200, { title: 'Live view', csrf: s.csrf, active: 'live', body: liveBody({ accounts, account, mode, snapshot }), script: LIVE_JS });
       }),
       hide,
@@ -322,12 +319,12 @@ export function dashboardPlugin(d: DashboardDeps) {
         const s = sessionOf(ctx.request);
         if (!s) return plain(401, 'Log in to the dashboard first.');
         const q = ctx.query;
-        if (!q.account || !ID_RE.test(q.account) || !getAccount(d.db, q.account)) return plain(404, 'No such account.');
+        if (!q.account || !ID_RE.test(q.account) || !d.repos.accounts.get(q.account)) return plain(404, 'No such account.');
         if (!isMode(q.mode)) return plain(400, 'mode must be test or live.');
         if (q.intent !== undefined && !ID_RE.test(q.intent)) return plain(400, 'intent must be an intent id.');
         // A reconnecting browser says where it stopped (Last-Event-ID); a new one starts where its page's snapshot did.
         const cursor = [ctx.request.headers.get('last-event-id'), q.after].find((v) => v !== null && v !== undefined && /^[0-9]{1,15}$/.test(v));
-        const afterSeq = cursor === undefined ? maxEventSeq(d.db) : Number(cursor);
+        const afterSeq = cursor === undefined ? d.repos.liveEvents.maxSeq() : Number(cursor);
         const res = live.open({ accountId: q.account, mode: q.mode, intentId: q.intent ?? null, afterSeq, until: s.expiresAt, signal: ctx.request.signal });
         return res ?? plain(503, 'No live stream available (too many open, or the server is stopping); try again.', { 'retry-after': '5' });
       }),
@@ -354,11 +351,11 @@ export function dashboardPlugin(d: DashboardDeps) {
       '/dashboard/deliveries/:id/retry',
       action((ctx, s) => {
         const id = ctx.params.id!;
-        const owner = ID_RE.test(id) ? deliveryOwner(d.db, id) : null;
+        const owner = ID_RE.test(id) ? d.repos.deliveries.owner(id) : null;
         if (!owner) return notFound('such delivery', s);
         try {
           // The operator may replay any account's delivery: the pro-plan gate is the API's.
-          retryDelivery(d.db, { accountId: owner.accountId, mode: owner.mode, deliveryId: id });
+          retryDelivery(d.repos, { accountId: owner.accountId, mode: owner.mode, deliveryId: id });
         } catch (e) {
           if (e instanceof AppError) return deliveriesPage(ctx, s, HTTP_STATUS[e.code] ?? 400, e.message);
           throw e;
@@ -373,9 +370,10 @@ export function dashboardPlugin(d: DashboardDeps) {
     const q = ctx.query;
     const st = q.status === 'pending' || q.status === 'delivered' || q.status === 'failed' ? q.status : undefined;
     const accountId = q.account && ID_RE.test(q.account) ? q.account : undefined;
-    const before = q.before && /^[0-9]{1,15}$/.test(q.before) ? Number(q.before) : undefined;
-    const { rows, hasMore } = listAllDeliveries(d.db, { status: st, accountId, beforeSeq: before });
-    const body: Safe = deliveriesBody(rows, hasMore, { status: st, accountId }, s.csrf, q.done, error);
+    const startingAfter = q.starting_after && ID_RE.test(q.starting_after) ? q.starting_after : undefined;
+    // The API's verb, as the operator: every account's deliveries, or the one picked.
+    const { deliveries, hasMore } = listDeliveries(d.repos, { operator: true, accountId, status: st, limit: PAGE_SIZE, startingAfter });
+    const body: Safe = deliveriesBody(deliveries, hasMore, { status: st, accountId }, s.csrf, q.done, error);
     return htmlResponse(status, { title: 'Webhook deliveries', csrf: s.csrf, active: 'deliveries', body });
   }
 }

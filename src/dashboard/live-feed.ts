@@ -4,8 +4,7 @@
 // indexed query. Nothing hooks into the writers: what a stream sends was read back from the
 // store after COMMIT, so an event that was rolled back is never shown.
 import type { Mode } from '../domain/intent';
-import type { Db } from '../store/db';
-import { liveEventsAfter, maxEventSeq, type LiveEventRow } from '../store/live-events';
+import type { LiveEventRepo, LiveEventRow } from '../store/live-events';
 
 export const POLL_MS = 250;
 // Under Bun's idle timeout (10 s), so a quiet stream is not cut; proxies see traffic too.
@@ -68,7 +67,7 @@ export interface LiveFeed {
   size(): number;
 }
 
-export function createLiveFeed(db: Db, log: (level: 'warn', msg: string, f: Record<string, unknown>) => void, now: () => number = Date.now): LiveFeed {
+export function createLiveFeed(events: LiveEventRepo, log: (level: 'warn', msg: string, f: Record<string, unknown>) => void, now: () => number = Date.now): LiveFeed {
   const streams = new Set<Stream>();
   const enc = new TextEncoder();
   let timer: ReturnType<typeof setInterval> | null = null;
@@ -108,7 +107,7 @@ export function createLiveFeed(db: Db, log: (level: 'warn', msg: string, f: Reco
       end(s);
       return;
     }
-    const read = liveEventsAfter(db, s.accountId, s.mode, s.cursor, BATCH, s.intentId);
+    const read = events.after(s.accountId, s.mode, s.cursor, BATCH, s.intentId);
     const rows = read.filter((r) => r.seq <= max);
     for (const r of rows) write(s, `id: ${r.seq}\nevent: intent\ndata: ${JSON.stringify(toLiveWire(r))}\n\n`);
     if (rows.length > 0) s.cursor = rows[rows.length - 1]!.seq;
@@ -121,14 +120,14 @@ export function createLiveFeed(db: Db, log: (level: 'warn', msg: string, f: Reco
     if (waiting) return;
     let max: number;
     try {
-      max = maxEventSeq(db);
+      max = events.maxSeq();
     } catch (e) {
       // The database is closing or busy: try again on the next tick.
       log('warn', 'live view: reading events failed', { error: String(e) });
       return;
     }
     // A committed event may still wait for its WAL sync: never show one a power loss could take back.
-    const gate = db.durable();
+    const gate = events.durable();
     if (!gate) return send(max);
     waiting = true;
     gate.then(

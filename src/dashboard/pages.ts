@@ -2,12 +2,20 @@
 // `html`); the routes in index.ts read the data and wrap these in the layout.
 import type { Account } from '../store/accounts';
 import type { ApiKeyInfo } from '../store/api-keys';
-import { INTENT_STATES, toWire, type IntentRecord } from '../domain/intent';
-import { formatAmount } from '../domain/money';
+import { INTENT_STATES, toWire, type IntentRecord, type IntentState, type Mode } from '../domain/intent';
 import { csrfField, enc, fmtTime, html, Safe } from './html';
 import { machineSvg, machineTable } from './machine-svg';
 import { eventSummary } from './event-summaries';
-import type { DeliveryListRow, EndpointInfo, IntentFilter, IntentListRow, TimelineEvent } from './queries';
+import type { OperatorIntent } from '../intents/list-intents';
+import type { OperatorDelivery } from '../webhooks/list-deliveries';
+import type { EndpointInfo, TimelineEvent } from './queries';
+
+/** The intents page's filter, as the operator chose it. */
+export interface IntentFilter {
+  state?: IntentState;
+  accountId?: string;
+  mode?: Mode;
+}
 
 // A Map: ?done= comes from the URL, and ?done=constructor must find nothing.
 export const FLASH: ReadonlyMap<string, string> = new Map([
@@ -92,7 +100,7 @@ ${v.newKey ? html`<div class="secret">New ${v.newKey.mode} key, shown once (it i
 <h2>Webhook endpoints</h2><div class="row">${endpointCards}</div>`;
 }
 
-export function intentsBody(rows: IntentListRow[], hasMore: boolean, f: IntentFilter, accounts: Account[]): Safe {
+export function intentsBody(rows: OperatorIntent[], hasMore: boolean, f: IntentFilter, accounts: Account[]): Safe {
   const opt = (value: string, label: string, selected: boolean) => html`<option value="${value}"${selected ? html` selected` : null}>${label}</option>`;
   const filterQs = (extra: Record<string, string>) => {
     const q = new URLSearchParams();
@@ -104,8 +112,8 @@ export function intentsBody(rows: IntentListRow[], hasMore: boolean, f: IntentFi
   };
   const trs = rows.map(
     (r) =>
-      html`<tr><td><a href="/dashboard/intents/${enc(r.id)}"><code>${r.id}</code></a></td><td>${state(r.state)}</td><td>${formatAmount(BigInt(r.amountBaseUnits), r.decimals)} ${r.token}</td>
-<td><code>${r.chain}</code></td><td>${r.mode}</td><td><a href="/dashboard/accounts/${enc(r.accountId)}"><code>${r.accountId}</code></a></td><td class="ref">${r.reference ?? ''}</td><td>${fmtTime(r.createdAt)}</td></tr>`,
+      html`<tr><td><a href="/dashboard/intents/${enc(r.id)}"><code>${r.id}</code></a></td><td>${state(r.state)}</td><td>${r.amount} ${r.token}</td>
+<td><code>${r.chain}</code></td><td>${r.livemode ? 'live' : 'test'}</td><td><a href="/dashboard/accounts/${enc(r.accountId)}"><code>${r.accountId}</code></a></td><td class="ref">${r.reference ?? ''}</td><td>${r.createdAt}</td></tr>`,
   );
   const last = rows[rows.length - 1];
   return html`<h1>Intents</h1>
@@ -116,7 +124,7 @@ export function intentsBody(rows: IntentListRow[], hasMore: boolean, f: IntentFi
 <button>Filter</button></form>
 <div class="scroll"><table><thead><tr><th>id</th><th>state</th><th>amount</th><th>chain</th><th>mode</th><th>account</th><th>reference</th><th>created</th></tr></thead>
 <tbody>${trs.length ? trs : html`<tr><td colspan="8" class="muted">No intents match.</td></tr>`}</tbody></table></div>
-${hasMore && last ? html`<p><a href="/dashboard/intents?${filterQs({ before: String(last.seq) })}">Older →</a></p>` : null}`;
+${hasMore && last ? html`<p><a href="/dashboard/intents?${filterQs({ starting_after: last.id })}">Older →</a></p>` : null}`;
 }
 
 /** `stream`: the page follows the intent's events there (its script moves the drawing and the timeline). */
@@ -170,20 +178,20 @@ export function intentBody(intent: IntentRecord, timeline: TimelineEvent[], pay:
 <p><a href="/dashboard/deliveries?account=${enc(intent.accountId)}">Webhook deliveries of this account →</a></p></div>`;
 }
 
-export function deliveriesBody(rows: DeliveryListRow[], hasMore: boolean, f: { status?: string; accountId?: string }, csrf: string, done?: string, error?: string | null): Safe {
+export function deliveriesBody(rows: OperatorDelivery[], hasMore: boolean, f: { status?: string; accountId?: string }, csrf: string, done?: string, error?: string | null): Safe {
   const trs = rows.map(
     (r) =>
-      html`<tr><td><code>${r.id}</code></td><td>${fmtTime(r.createdAt)}</td><td><a href="/dashboard/accounts/${enc(r.accountId)}"><code>${r.accountId}</code></a> ${r.mode}</td>
+      html`<tr><td><code>${r.id}</code></td><td>${r.createdAt}</td><td><a href="/dashboard/accounts/${enc(r.accountId)}"><code>${r.accountId}</code></a> ${r.mode}</td>
 <td><code>${r.eventType ?? '?'}</code>${r.intentId ? html`<br><a href="/dashboard/intents/${enc(r.intentId)}"><code>${r.intentId}</code></a>` : null}</td>
 <td><code>${r.url}</code></td><td>${r.status}</td><td>${r.attemptCount}</td><td>${r.responseStatus ?? '—'}</td><td>${r.lastError ?? ''}</td>
-<td>${r.status === 'pending' ? fmtTime(r.nextAttemptAt) : fmtTime(r.deliveredAt ?? r.failedAt)}</td>
+<td>${(r.status === 'pending' ? r.nextAttemptAt : (r.deliveredAt ?? r.failedAt)) ?? '—'}</td>
 <td><form class="inline" method="post" action="/dashboard/deliveries/${enc(r.id)}/retry">${csrfField(csrf)}<button>Retry</button></form></td></tr>`,
   );
   const q = new URLSearchParams();
   if (f.status) q.set('status', f.status);
   if (f.accountId) q.set('account', f.accountId);
   const last = rows[rows.length - 1];
-  if (last) q.set('before', String(last.seq));
+  if (last) q.set('starting_after', last.id);
   const opt = (value: string, label: string) => html`<option value="${value}"${(f.status ?? '') === value ? html` selected` : null}>${label}</option>`;
   return html`<h1>Webhook deliveries</h1>${flash(done)}${errorBox(error)}
 <form method="get" action="/dashboard/deliveries" class="card">${f.accountId ? html`<input type="hidden" name="account" value="${f.accountId}">account <code>${f.accountId}</code> · ` : null}

@@ -1,7 +1,9 @@
-// List the caller's intents newest first, Stripe-style cursor: starting_after an intent id.
+// List intents newest first, Stripe-style cursor: starting_after an intent id. An API caller sees
+// its own account and mode; the operator (the dashboard) sees every account's, narrowed by the
+// account and mode it picked. One verb for both surfaces, so both page and filter alike.
 import type { Caller } from '../domain/caller';
 import { invalidParam } from '../domain/errors';
-import { INTENT_STATES, toWire, type IntentState, type PaymentIntentWire } from '../domain/intent';
+import { INTENT_STATES, toWire, type IntentState, type Mode, type PaymentIntentWire } from '../domain/intent';
 import type { Services } from './services';
 
 export interface ListIntentsInput {
@@ -11,23 +13,44 @@ export interface ListIntentsInput {
   reference?: string;
 }
 
-export function listIntents(s: Services, caller: Caller, q: ListIntentsInput): { intents: PaymentIntentWire[]; hasMore: boolean } {
+/** The operator (the dashboard's admin): every account, or the one account and mode it picked. */
+export interface Operator {
+  operator: true;
+  accountId?: string;
+  mode?: Mode;
+}
+
+/** What the operator sees of an intent: the wire object and whose it is. */
+export type OperatorIntent = PaymentIntentWire & { accountId: string };
+
+export interface ListIntentsResult<I = PaymentIntentWire> {
+  intents: I[];
+  hasMore: boolean;
+}
+
+export function listIntents(s: Services, who: Caller, q: ListIntentsInput): ListIntentsResult;
+export function listIntents(s: Services, who: Operator, q: ListIntentsInput): ListIntentsResult<OperatorIntent>;
+export function listIntents(s: Services, who: Caller | Operator, q: ListIntentsInput): ListIntentsResult<PaymentIntentWire | OperatorIntent> {
   if (q.state !== undefined && !(INTENT_STATES as readonly string[]).includes(q.state)) {
     throw invalidParam('state', `state must be one of ${INTENT_STATES.join(', ')}.`);
   }
+  // A caller's account and mode are fixed by its key; the operator's are an optional filter.
+  const { accountId, mode } = who;
   let beforeSeq: number | undefined;
   if (q.startingAfter !== undefined) {
-    const seq = s.intents.seqOf(q.startingAfter, caller.accountId, caller.mode);
+    const seq = s.intents.seqOf(q.startingAfter, accountId, mode);
     if (seq === null) throw invalidParam('starting_after', `No intent ${q.startingAfter} to start after.`);
     beforeSeq = seq;
   }
   const rows = s.intents.list({
-    accountId: caller.accountId,
-    mode: caller.mode,
+    accountId,
+    mode,
     limit: q.limit + 1,
     beforeSeq,
     state: q.state as IntentState | undefined,
     reference: q.reference,
   });
-  return { intents: rows.slice(0, q.limit).map(toWire), hasMore: rows.length > q.limit };
+  const page = rows.slice(0, q.limit);
+  const intents = 'operator' in who ? page.map((r) => ({ ...toWire(r), accountId: r.accountId })) : page.map(toWire);
+  return { intents, hasMore: rows.length > q.limit };
 }

@@ -42,3 +42,13 @@ export function setAccountPlan(db: Db, id: string, plan: Plan): Account {
   if (!account) throw new AppError('account.not_found', `no account ${id}`, { param: 'account' });
   return account;
 }
+
+/** The accounts aggregate as the web surfaces and webhook verbs read it (no raw Db beyond the store). */
+export interface AccountRepo {
+  get(id: string): Account | null;
+  list(): Account[];
+}
+
+export function createAccountRepo(db: Db): AccountRepo {
+  return { get: (id) => getAccount(db, id), list: () => listAccounts(db) };
+}

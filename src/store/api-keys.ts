@@ -99,3 +99,25 @@ export function findActiveKeyByHash(db: Db, sha256hex: string): ActiveKey | null
 export function apiKeyAccountId(db: Db, keyId: string): string | null {
   return db.sqlite.query<{ accountId: string }, [string]>('SELECT account_id AS accountId FROM api_keys WHERE id = ?').get(keyId)?.accountId ?? null;
 }
+
+/** The API keys aggregate: authentication (compose), the dashboard's key pages. */
+export interface ApiKeyRepo {
+  findActiveByHash(sha256hex: string): ActiveKey | null;
+  touch(uses: ReadonlyMap<string, number>): void;
+  list(accountId: string): ApiKeyInfo[];
+  create(input: { accountId: string; mode: Mode }): { key: string; id: string; last4: string };
+  revoke(keyOrId: string): ApiKeyInfo;
+  /** The account a key id belongs to (revoked or not), or null. */
+  accountOf(keyId: string): string | null;
+}
+
+export function createApiKeyRepo(db: Db): ApiKeyRepo {
+  return {
+    findActiveByHash: (h) => findActiveKeyByHash(db, h),
+    touch: (uses) => touchApiKeys(db, uses),
+    list: (accountId) => listApiKeys(db, accountId),
+    create: (input) => createApiKey(db, input),
+    revoke: (keyOrId) => revokeApiKey(db, keyOrId),
+    accountOf: (keyId) => apiKeyAccountId(db, keyId),
+  };
+}

@@ -51,3 +51,20 @@ export function intentEventTimeline(db: Db, intentId: string): EventTimelineRow[
     )
     .all(intentId);
 }
+
+/** The events aggregate as the read side sees it: envelopes (as delivered) and an intent's timeline. */
+export interface EventRepo {
+  payload(eventId: string, accountId: string, mode: Mode): string | null;
+  seqOf(eventId: string, accountId: string, mode: Mode): number | null;
+  listPayloads(accountId: string, mode: Mode, beforeSeq: number, limit: number): string[];
+  timeline(intentId: string): EventTimelineRow[];
+}
+
+export function createEventRepo(db: Db): EventRepo {
+  return {
+    payload: (eventId, accountId, mode) => getEventPayload(db, eventId, accountId, mode),
+    seqOf: (eventId, accountId, mode) => eventSeq(db, eventId, accountId, mode),
+    listPayloads: (accountId, mode, beforeSeq, limit) => listEventPayloads(db, accountId, mode, beforeSeq, limit),
+    timeline: (intentId) => intentEventTimeline(db, intentId),
+  };
+}

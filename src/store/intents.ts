@@ -87,8 +87,9 @@ function latePaymentOf(v: unknown): LatePayment | null {
 }
 
 export interface ListIntentsQuery {
-  accountId: string;
-  mode: Mode;
+  /** Absent: every account's (the operator's view), as for mode. */
+  accountId?: string;
+  mode?: Mode;
   limit: number;
   /** seq of the starting_after intent: return older ones only. */
   beforeSeq?: number;
@@ -101,8 +102,8 @@ export interface IntentRepo {
   /** Full-row update by id (the runtime always writes the whole projection). */
   update(i: StoredIntent): void;
   get(id: string): StoredIntent | null;
-  /** The seq of an intent of this account and mode (for starting_after), or null. */
-  seqOf(id: string, accountId: string, mode: Mode): number | null;
+  /** The seq of an intent of this account and mode (any, when absent: the operator), for starting_after; or null. */
+  seqOf(id: string, accountId?: string, mode?: Mode): number | null;
   list(q: ListIntentsQuery): StoredIntent[];
   /** Live intents (not terminal): what boot rehydrates. */
   listLive(): StoredIntent[];
@@ -130,7 +131,8 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
     `UPDATE intents SET ${COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
   );
   const get = sqlite.prepare('SELECT * FROM intents WHERE id = ?');
-  const seqOf = sqlite.prepare('SELECT seq FROM intents WHERE id = ? AND account_id = ? AND mode = ?');
+  // A null account or mode matches any (the operator narrows by one of them, or neither).
+  const seqOf = sqlite.prepare('SELECT seq FROM intents WHERE id = ?1 AND account_id = coalesce(?2, account_id) AND mode = coalesce(?3, mode)');
   const live = sqlite.prepare(
     // The live rows' seqs from the live partial index (index-only), then each row by rowid in
     // seq order: no scan of 1M stored rows and no temp b-tree sorting 100k full rows (~45 % less).
@@ -168,16 +170,18 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
       return r ? fromRow(r) : null;
     },
     seqOf: (id, accountId, mode) => {
-      const r = seqOf.get(id, accountId, mode) as { seq: number } | null;
+      const r = seqOf.get(id, accountId ?? null, mode ?? null) as { seq: number } | null;
       return r ? r.seq : null;
     },
     list: (q) => {
-      const where = ['account_id = ?', 'mode = ?'];
-      const args: unknown[] = [q.accountId, q.mode];
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (q.accountId !== undefined) (where.push('account_id = ?'), args.push(q.accountId));
+      if (q.mode !== undefined) (where.push('mode = ?'), args.push(q.mode));
       if (q.beforeSeq !== undefined) (where.push('seq < ?'), args.push(q.beforeSeq));
       if (q.state !== undefined) (where.push('state = ?'), args.push(q.state));
       if (q.reference !== undefined) (where.push('reference = ?'), args.push(q.reference));
-      const sql = `SELECT * FROM intents WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`;
+      const sql = `SELECT * FROM intents ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
       let stmt = listCache.get(sql);
       if (!stmt) listCache.set(sql, (stmt = sqlite.prepare(sql)));
       return (stmt.all(...([...args, q.limit] as never[])) as Row[]).map(fromRow);

@@ -100,3 +100,22 @@ export function liveSnapshot(db: Db, accountId: string, mode: Mode, limit: numbe
     })
     .deferred();
 }
+
+/** What the live view reads: committed events after a seq, a snapshot, and the durability gate. */
+export interface LiveEventRepo {
+  maxSeq(): number;
+  after(accountId: string, mode: Mode, afterSeq: number, limit: number, intentId?: string | null): LiveEventRow[];
+  snapshot(accountId: string, mode: Mode, limit: number): LiveSnapshot;
+  /** null, or a promise that settles once every commit so far is durable (show only those). */
+  durable(): Promise<void> | null;
+}
+
+export function createLiveEventRepo(db: Db): LiveEventRepo {
+  return {
+    maxSeq: () => maxEventSeq(db),
+    after: (accountId, mode, afterSeq, limit, intentId = null) => liveEventsAfter(db, accountId, mode, afterSeq, limit, intentId),
+    snapshot: (accountId, mode, limit) => liveSnapshot(db, accountId, mode, limit),
+    // Read at call time: the composition root installs the committer's gate after opening.
+    durable: () => db.durable(),
+  };
+}

@@ -28,9 +28,11 @@ export interface DeliveryListRow extends DeliveryRecord {
   intentId: string | null;
 }
 
+/** Absent fields do not narrow: an API caller gives its account and mode, the operator may give neither. */
 export interface DeliveryFilter {
   status?: DeliveryRecord['status'];
   accountId?: string;
+  mode?: Mode;
   /** Older than this seq (next page). */
   beforeSeq?: number;
 }
@@ -43,43 +45,32 @@ export function getDeliveryRecord(db: Db, id: string): DeliveryRecord | null {
   return db.sqlite.query<DeliveryRecord, [string]>(`SELECT ${columns('')} FROM webhook_deliveries WHERE id = ?`).get(id);
 }
 
-/**
- * An account's deliveries in one mode older than `beforeSeq`, newest first (seq is insertion
- * order: no tie on equal ms).
- */
-export function listDeliveryRecords(db: Db, accountId: string, mode: Mode, beforeSeq: number, limit: number): DeliveryRecord[] {
-  return db.sqlite
-    .query<DeliveryRecord, [string, string, number, number]>(
-      `SELECT ${columns('')} FROM webhook_deliveries WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-    )
-    .all(accountId, mode, beforeSeq, limit);
-}
-
-/** The seq of an account's delivery in one mode (a page cursor), or null when it is not theirs. */
-export function deliverySeq(db: Db, id: string, accountId: string, mode: Mode): number | null {
+/** The seq of a delivery of this account and mode (any, when absent), a page cursor; or null. */
+export function deliverySeq(db: Db, id: string, accountId?: string, mode?: Mode): number | null {
   return (
     db.sqlite
-      .query<{ seq: number }, [string, string, string]>('SELECT seq FROM webhook_deliveries WHERE id = ? AND account_id = ? AND mode = ?')
-      .get(id, accountId, mode)?.seq ?? null
+      .query<{ seq: number }, [string, string | null, string | null]>(
+        'SELECT seq FROM webhook_deliveries WHERE id = ?1 AND account_id = coalesce(?2, account_id) AND mode = coalesce(?3, mode)',
+      )
+      .get(id, accountId ?? null, mode ?? null)?.seq ?? null
   );
 }
 
-/** Every account's deliveries, newest first, filtered (the operator's list); at most `limit`. */
-export function listAllDeliveryRows(db: Db, f: DeliveryFilter, limit: number): DeliveryListRow[] {
+/**
+ * Deliveries newest first (seq is insertion order: no tie on equal ms), filtered, at most `limit`,
+ * each with its owner and its event: one query for the API's list and the operator's.
+ */
+export function listDeliveryRows(db: Db, f: DeliveryFilter, limit: number): DeliveryListRow[] {
   const where: string[] = [];
   const args: (string | number)[] = [];
-  if (f.status) {
-    where.push('d.status = ?');
-    args.push(f.status);
-  }
-  if (f.accountId) {
-    where.push('d.account_id = ?');
-    args.push(f.accountId);
-  }
-  if (f.beforeSeq !== undefined) {
-    where.push('d.seq < ?');
-    args.push(f.beforeSeq);
-  }
+  const add = (clause: string, value: string | number) => {
+    where.push(clause);
+    args.push(value);
+  };
+  if (f.accountId !== undefined) add('d.account_id = ?', f.accountId);
+  if (f.mode !== undefined) add('d.mode = ?', f.mode);
+  if (f.status !== undefined) add('d.status = ?', f.status);
+  if (f.beforeSeq !== undefined) add('d.seq < ?', f.beforeSeq);
   return db.sqlite
     .query<DeliveryListRow, (string | number)[]>(
       `SELECT ${columns('d.')}, d.account_id AS accountId, d.mode AS mode, e.type AS eventType, e.intent_id AS intentId
@@ -131,4 +122,25 @@ export function queueDeliveryRetry(
       return 'queued' as const;
     })
     .immediate();
+}
+
+/** The webhook deliveries aggregate as the read side and the retry verb see it (the dispatcher has its own, webhook-dispatch.ts). */
+export interface DeliveryRepo {
+  get(id: string): DeliveryRecord | null;
+  /** Newest first, filtered (one account and mode for the API; any for the operator). */
+  list(f: DeliveryFilter, limit: number): DeliveryListRow[];
+  /** A delivery's seq (a page cursor) when it is of this account and mode (any, when absent). */
+  seqOf(id: string, accountId?: string, mode?: Mode): number | null;
+  owner(id: string): { accountId: string; mode: Mode } | null;
+  queueRetry(input: Parameters<typeof queueDeliveryRetry>[1]): ReturnType<typeof queueDeliveryRetry>;
+}
+
+export function createDeliveryRepo(db: Db): DeliveryRepo {
+  return {
+    get: (id) => getDeliveryRecord(db, id),
+    list: (f, limit) => listDeliveryRows(db, f, limit),
+    seqOf: (id, accountId, mode) => deliverySeq(db, id, accountId, mode),
+    owner: (id) => deliveryOwner(db, id),
+    queueRetry: (input) => queueDeliveryRetry(db, input),
+  };
 }

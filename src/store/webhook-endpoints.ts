@@ -95,3 +95,20 @@ export function restoreEndpoint(db: Db, accountId: string, mode: Mode, url: stri
       .query('UPDATE webhook_endpoints SET url = ?, updated_at = ? WHERE account_id = ? AND mode = ?')
       .run(url, now, accountId, mode);
 }
+
+/** The webhook endpoints aggregate (one endpoint per account and mode). */
+export interface WebhookEndpointRepo {
+  get(accountId: string, mode: Mode): EndpointRow | null;
+  listInfo(accountId: string, now: number): EndpointInfo[];
+  saveUrl(input: Parameters<typeof saveEndpointUrl>[1]): { url: string; secret: string };
+  rotateSecret(input: Parameters<typeof rotateEndpointSecret>[1]): boolean;
+}
+
+export function createWebhookEndpointRepo(db: Db): WebhookEndpointRepo {
+  return {
+    get: (accountId, mode) => getEndpoint(db, accountId, mode),
+    listInfo: (accountId, now) => listEndpointInfo(db, accountId, now),
+    saveUrl: (input) => saveEndpointUrl(db, input),
+    rotateSecret: (input) => rotateEndpointSecret(db, input),
+  };
+}

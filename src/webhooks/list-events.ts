@@ -2,8 +2,7 @@
 // (an event id, as Stripe). Each is the exact envelope that was (or will be) delivered.
 import { AppError } from '../domain/errors';
 import type { EventEnvelope, Mode } from '../domain/intent';
-import type { Db } from '../store/db';
-import { eventSeq, listEventPayloads } from '../store/events';
+import type { Repos } from '../store/repos';
 
 export interface ListEventsInput {
   accountId: string;
@@ -18,10 +17,10 @@ export interface ListEventsResult {
   hasMore: boolean;
 }
 
-export function listEvents(db: Db, input: ListEventsInput): ListEventsResult {
+export function listEvents(repos: Pick<Repos, 'events'>, input: ListEventsInput): ListEventsResult {
   let before = Number.MAX_SAFE_INTEGER;
   if (input.startingAfter !== undefined) {
-    const cursor = eventSeq(db, input.startingAfter, input.accountId, input.mode);
+    const cursor = repos.events.seqOf(input.startingAfter, input.accountId, input.mode);
     if (cursor === null)
       throw new AppError('request.invalid_param', `starting_after ${input.startingAfter} is not an event of this account`, {
         param: 'starting_after',
@@ -29,7 +28,7 @@ export function listEvents(db: Db, input: ListEventsInput): ListEventsResult {
     before = cursor;
   }
   // One row more than asked tells whether another page exists.
-  const rows = listEventPayloads(db, input.accountId, input.mode, before, input.limit + 1);
+  const rows = repos.events.listPayloads(input.accountId, input.mode, before, input.limit + 1);
   const hasMore = rows.length > input.limit;
   return { events: rows.slice(0, input.limit).map((p) => JSON.parse(p) as EventEnvelope), hasMore };
 }

@@ -4,8 +4,7 @@
 import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import type { Mode } from '../domain/intent';
-import type { Db } from '../store/db';
-import { getDeliveryRecord, queueDeliveryRetry } from '../store/webhook-deliveries';
+import type { Repos } from '../store/repos';
 import { toDeliveryWire, type WebhookDeliveryWire } from './delivery-wire';
 
 export interface RetryDeliveryInput {
@@ -14,10 +13,10 @@ export interface RetryDeliveryInput {
   deliveryId: string;
 }
 
-export function retryDelivery(db: Db, input: RetryDeliveryInput, deps: { now?: () => number } = {}): WebhookDeliveryWire {
+export function retryDelivery(repos: Pick<Repos, 'deliveries'>, input: RetryDeliveryInput, deps: { now?: () => number } = {}): WebhookDeliveryWire {
   const now = (deps.now ?? Date.now)();
   const id = newId('whd');
-  const outcome = queueDeliveryRetry(db, { id, deliveryId: input.deliveryId, accountId: input.accountId, mode: input.mode, now });
+  const outcome = repos.deliveries.queueRetry({ id, deliveryId: input.deliveryId, accountId: input.accountId, mode: input.mode, now });
   // Another account's or mode's delivery is indistinguishable from a missing one.
   if (outcome === 'not_found')
     throw new AppError('webhook.not_found', `No webhook delivery ${input.deliveryId}`, { details: { delivery_id: input.deliveryId } });
@@ -26,5 +25,5 @@ export function retryDelivery(db: Db, input: RetryDeliveryInput, deps: { now?: (
     throw new AppError('webhook.no_endpoint', `No ${input.mode} webhook endpoint is set; set one before retrying`, {
       details: { delivery_id: input.deliveryId, reason: 'no_endpoint' },
     });
-  return toDeliveryWire(getDeliveryRecord(db, id)!);
+  return toDeliveryWire(repos.deliveries.get(id)!);
 }

@@ -4,9 +4,7 @@
 import type { Config } from '../config.types';
 import { AppError } from '../domain/errors';
 import type { Mode } from '../domain/intent';
-import { getAccount } from '../store/accounts';
-import type { Db } from '../store/db';
-import { rotateEndpointSecret } from '../store/webhook-endpoints';
+import type { Repos } from '../store/repos';
 import { newSecret } from './sign';
 
 export interface RotateSecretInput {
@@ -14,13 +12,13 @@ export interface RotateSecretInput {
   mode: Mode;
 }
 
-export function rotateSecret(db: Db, cfg: Config, input: RotateSecretInput, deps: { now?: () => number } = {}): { secret: string } {
-  if (!getAccount(db, input.accountId))
+export function rotateSecret(repos: Pick<Repos, 'accounts' | 'endpoints'>, cfg: Config, input: RotateSecretInput, deps: { now?: () => number } = {}): { secret: string } {
+  if (!repos.accounts.get(input.accountId))
     throw new AppError('account.not_found', `No account ${input.accountId}`, { param: 'account' });
   const now = (deps.now ?? Date.now)();
   const secret = newSecret();
   const previousExpiresAt = now + cfg.webhooks.rotationOverlapSeconds * 1000;
-  if (!rotateEndpointSecret(db, { accountId: input.accountId, mode: input.mode, secret, previousExpiresAt, now }))
+  if (!repos.endpoints.rotateSecret({ accountId: input.accountId, mode: input.mode, secret, previousExpiresAt, now }))
     throw new AppError('webhook.not_found', `No ${input.mode} webhook endpoint for account ${input.accountId}; set one first`);
   return { secret };
 }

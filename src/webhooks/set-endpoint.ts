@@ -4,9 +4,7 @@
 import type { Config } from '../config.types';
 import { AppError } from '../domain/errors';
 import type { Mode } from '../domain/intent';
-import { getAccount } from '../store/accounts';
-import type { Db } from '../store/db';
-import { saveEndpointUrl } from '../store/webhook-endpoints';
+import type { Repos } from '../store/repos';
 import { newSecret } from './sign';
 import { assertEndpointAllowed, type Lookup } from './url-policy';
 
@@ -23,17 +21,17 @@ export interface SetEndpointResult {
 }
 
 export async function setEndpoint(
-  db: Db,
+  repos: Pick<Repos, 'accounts' | 'endpoints'>,
   cfg: Config,
   input: SetEndpointInput,
   deps: { lookup?: Lookup; now?: () => number } = {},
 ): Promise<SetEndpointResult> {
-  if (!getAccount(db, input.accountId))
+  if (!repos.accounts.get(input.accountId))
     throw new AppError('account.not_found', `No account ${input.accountId}`, { param: 'account' });
   // DNS first, outside any transaction: the write below stays short and synchronous.
   const url = (
     await assertEndpointAllowed(input.url, { mode: input.mode, allowPrivateUrls: cfg.webhooks.allowPrivateUrls }, deps.lookup)
   ).href;
   const now = (deps.now ?? Date.now)();
-  return saveEndpointUrl(db, { accountId: input.accountId, mode: input.mode, url, now, newSecret });
+  return repos.endpoints.saveUrl({ accountId: input.accountId, mode: input.mode, url, now, newSecret });
 }

@@ -158,6 +158,15 @@ describe('architecture boundaries', () => {
     expect(found).toEqual([]);
   });
 
+  it('hands no raw Db to HTTP code or verbs: they get the store\'s repositories (src/store/repos.ts)', () => {
+    // The web surfaces, their shell and the verbs. The webhook dispatcher drives its own claim and
+    // lease statements on the connection (src/store/webhook-dispatch.ts), so it is handed the Db.
+    const bound = (f: string) =>
+      ['api', 'dashboard', 'pay', 'web', 'intents', 'webhooks'].includes(layerOf(f)!) && f !== 'src/webhooks/dispatcher.ts';
+    const found = [...graph].filter(([from, to]) => bound(from) && to.includes('src/store/db.ts')).map(([from]) => from);
+    expect(found).toEqual([]);
+  });
+
   it('has no import cycle', () => {
     expect(cycles(graph)).toEqual([]);
   });

@@ -40,6 +40,7 @@ describe('lint rules', () => {
     'src/dashboard/api.ts': "import { apiPlugin } from '../api/app';\nexport const d = apiPlugin;\n",
     'src/api/intents/pay.ts': "import { payPlugin } from '../../pay/index';\nexport const d = payPlugin;\n",
     'src/pay/dashboard.ts': "import { dashboardPlugin } from '../dashboard/index';\nexport const d = dashboardPlugin;\n",
+    'src/pay/db.ts': "import type { Db } from '../store/db';\nexport type D = Db;\n",
     'src/web/api.ts': "import { HTTP_STATUS } from '../api/openapi/document';\nexport const d = HTTP_STATUS;\n",
     'machines/store.ts': "import { openDb } from '../src/store/db';\nexport const d = openDb;\n",
     'machines/ok.ts': "import { setup } from 'xstate';\nimport { AppError } from '../src/domain/errors';\nimport { d as s } from './store';\nexport const d = [setup, AppError, s];\n",
@@ -68,6 +69,7 @@ describe('lint rules', () => {
       'src/intents/sql.ts lint/style/noRestrictedImports: SQL drivers live only in src/store: add or use a repository function there.',
       'src/intents/viem.ts lint/style/noRestrictedImports: viem lives only in src/chains/evm: go through the ChainAdapter (src/chains/types.ts).',
       'src/pay/dashboard.ts lint/style/noRestrictedImports: Web surfaces are siblings: src/pay imports no other surface. Share through a verb, the store or src/web.',
+      'src/pay/db.ts lint/style/noRestrictedImports: HTTP code is handed repositories (src/store/repos.ts), never the raw Db.',
       'src/web/api.ts lint/style/noRestrictedImports: src/web is neutral: it imports no web surface (they import it).',
       'src/webhooks/drizzle.ts lint/style/noRestrictedImports: SQL drivers live only in src/store: add or use a repository function there.',
     ]);

@@ -148,6 +148,36 @@ describe('dashboard', () => {
     expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
   });
 
+  it("lists intents with the API's verb as the operator: every account, narrowed by account and mode, paged by starting_after", async () => {
+    const a = s.account({ name: 'Paging A' });
+    const b2 = s.account({ name: 'Paging B', mode: 'live' });
+    const made: string[] = [];
+    // 52 of A's (one page of 50 and a second), then one of B's in live mode: newest first.
+    for (let i = 0; i < 52; i++) made.push((await s.api(a.key).post('/v1/intents', intentBody({ reference: `page-${i}` }))).body.intent.id);
+    const bLive = (await s.api(b2.key).post('/v1/intents', intentBody({ chain: 'eip155:8453' }))).body.intent.id as string;
+    const ids = (html: string) => [...html.matchAll(/<a href="\/dashboard\/intents\/([^"]+)"><code>/g)].map((m) => m[1]!);
+
+    const b = await login(s.url);
+    const all = await b.get('/dashboard/intents');
+    expect(ids(all.text)[0]).toBe(bLive);
+    expect(all.text).toContain(`<td>live</td><td><a href="/dashboard/accounts/${b2.accountId}">`);
+
+    const first = await b.get(`/dashboard/intents?account=${a.accountId}&mode=test`);
+    expect(ids(first.text)).toEqual(made.slice(2).reverse());
+    const older = /href="\/dashboard\/intents\?([^"]+)">Older/.exec(first.text)![1]!.replace(/&amp;/g, '&');
+    expect(new URLSearchParams(older).get('starting_after')).toBe(made[2]);
+    const second = await b.get(`/dashboard/intents?${older}`);
+    expect(ids(second.text)).toEqual([made[1], made[0]]);
+    expect(second.text).not.toContain('Older');
+
+    expect(ids((await b.get(`/dashboard/intents?account=${b2.accountId}`)).text)).toEqual([bLive]);
+    expect(ids((await b.get(`/dashboard/intents?account=${a.accountId}&mode=live`)).text)).toEqual([]);
+    // A cursor outside the filter is refused as the API refuses it (400 invalid param), on a page.
+    const foreign = await b.get(`/dashboard/intents?account=${a.accountId}&starting_after=${bLive}`);
+    expect(foreign.status).toBe(400);
+    expect(foreign.text).toContain(`No intent ${bLive} to start after.`);
+  });
+
   it('lists an intent created through the API and shows its timeline and lifecycle drawing', async () => {
     const { key, accountId } = s.account();
     const api = s.api(key);

@@ -12,6 +12,7 @@ import { createAccount } from '../../src/store/accounts';
 import { createApiKey } from '../../src/store/api-keys';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import type { Mode } from '../../src/domain/intent';
+import { createRepos } from '../../src/store/repos';
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
 
@@ -107,7 +108,7 @@ export async function startTestServer(overrides?: DeepPartial<Config>, opts: { b
     },
     key: (accountId, mode) => createApiKey(admin, { accountId, mode }).key,
     api: (key) => client(handle.url, key),
-    setEndpoint: (accountId, mode, url) => setEndpoint(admin, config, { accountId, mode, url }),
+    setEndpoint: (accountId, mode, url) => setEndpoint(createRepos(admin), config, { accountId, mode, url }),
     async stop() {
       await handle.stop();
       admin.close();

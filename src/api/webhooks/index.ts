@@ -52,7 +52,7 @@ export function webhookRoutes(d: ApiDeps) {
       '/v1/webhooks',
       ({ request, query }) => {
         const c = d.caller(request);
-        return listDeliveries(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
+        return listDeliveries(d.repos, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
       },
       { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery), hasMore: t.Boolean() }, { title: 'WebhookDeliveryList' }), ...errorResponses(400) }, detail: { tags: ['Webhooks'], operationId: 'listWebhookDeliveries', summary: 'Webhook deliveries, newest first' } },
     )
@@ -61,7 +61,7 @@ export function webhookRoutes(d: ApiDeps) {
       ({ request, params, set }) => {
         const c = d.caller(request);
         requirePro(c, 'webhook_retry');
-        const delivery = retryDelivery(d.db, { accountId: c.accountId, mode: c.mode, deliveryId: params.id });
+        const delivery = retryDelivery(d.repos, { accountId: c.accountId, mode: c.mode, deliveryId: params.id });
         d.wakeDispatcher();
         set.status = 202;
         return { delivery };
@@ -72,7 +72,7 @@ export function webhookRoutes(d: ApiDeps) {
       '/v1/events',
       ({ request, query }) => {
         const c = d.caller(request);
-        return listEvents(d.db, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
+        return listEvents(d.repos, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
       },
       { query: LimitQuery, response: { 200: t.Object({ events: t.Array(EventEnvelope), hasMore: t.Boolean() }, { title: 'EventList' }), ...errorResponses(400) }, detail: { tags: ['Events'], operationId: 'listEvents', summary: 'Events, newest first' } },
     )
@@ -80,7 +80,7 @@ export function webhookRoutes(d: ApiDeps) {
       '/v1/events/:id',
       ({ request, params }) => {
         const c = d.caller(request);
-        return getEvent(d.db, { accountId: c.accountId, mode: c.mode, eventId: params.id });
+        return getEvent(d.repos, { accountId: c.accountId, mode: c.mode, eventId: params.id });
       },
       { params: IdParams, response: { 200: EventEnvelope, ...errorResponses(404) }, detail: { tags: ['Events'], operationId: 'getEvent', summary: 'One event envelope' } },
     );
