@@ -3,7 +3,7 @@
 // (frames written to the WAL, no sync) and resolves them only after this sync returns: the same
 // guarantee as synchronous=FULL (the commit frame is on disk before anyone is told), with the
 // fsync moved to another thread. See the README's Decisions ("fsync off the event loop").
-import { closeSync, fdatasync, fstatSync, openSync, statSync } from 'node:fs';
+import { closeSync, fdatasync, fstatSync, openSync, realpathSync, statSync } from 'node:fs';
 
 export interface WalSync {
   /** Flush every WAL frame written so far to the disk. Rejects on an I/O error. */
@@ -13,7 +13,8 @@ export interface WalSync {
 
 /** `dbPath` is the SQLite file; its connection must already be in WAL mode (the -wal file exists). */
 export function createWalSync(dbPath: string): WalSync {
-  const walPath = `${dbPath}-wal`;
+  // SQLite names the WAL after the database file's real path (it follows symlinks): so do we.
+  const walPath = `${realpathSync(dbPath)}-wal`;
   let fd: number | null = null;
 
   function open(): number {

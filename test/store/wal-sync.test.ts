@@ -3,10 +3,12 @@
 // still let the WAL start over. Real SQLite files, the real fdatasync; the sync is only held
 // back (never replaced) to look at the state in between.
 import { Database } from 'bun:sqlite';
-import { statSync } from 'node:fs';
+import { statSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from '../../src/store/checkpointer';
 import { createGroupCommitter } from '../../src/store/group-commit';
+import { openDb } from '../../src/store/db';
 import { createWalSync, type WalSync } from '../../src/store/wal-sync';
 import { tempDb, type TempDb } from '../support/db';
 
@@ -117,6 +119,22 @@ describe('group commit with the WAL synced off the event loop', () => {
     await expect(gate).rejects.toThrow('EIO');
     await expect(gc.write(() => insertAccount('d2'))).rejects.toThrow('EIO');
     expect(committedIds()).toEqual(['d1']);
+  });
+});
+
+describe('a database reached through a symlink', () => {
+  it('syncs the WAL SQLite actually writes (next to the real file), so writes settle', async () => {
+    const link = join(t.dir, 'link.db');
+    symlinkSync(t.path, link);
+    const viaLink = openDb(link);
+    try {
+      const gc = createGroupCommitter(viaLink.sqlite, 512, createWalSync(link));
+      await gc.write(() => viaLink.sqlite.query("INSERT INTO accounts (id, name, plan, created_at) VALUES ('s1', 'n', 'free', 1)").run());
+      expect(gc.syncs()).toBe(1);
+      expect(committedIds()).toEqual(['s1']);
+    } finally {
+      viaLink.close();
+    }
   });
 });
 
