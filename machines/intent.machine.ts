@@ -46,7 +46,7 @@ export type IntentEvent =
 export type IntentEventType = IntentEvent['type'];
 
 /** The sets of states that code outside machines/ asks about (see the tags on each state). */
-export const INTENT_TAGS = ['live', 'deadline', 'payable', 'paid', 'refundable', 'closed', 'terminal'] as const;
+export const INTENT_TAGS = ['live', 'deadline', 'payable', 'watching', 'paid', 'refundable', 'closed', 'terminal'] as const;
 export type IntentTag = (typeof INTENT_TAGS)[number];
 
 const emit = (type: EventType) => ({ type: 'emit' as const, params: { type } });
@@ -125,8 +125,9 @@ export const intentMachine = setup({
   }),
   // Tags name the sets that verbs, the store and the runtime ask about (machines/judge.ts):
   // live (not terminal: boot rehydrates it, detection watches its receiver), deadline (the TTL
-  // applies), payable (build and submit), paid (money arrived and stays), refundable, closed
-  // (ended unpaid), terminal (no lifecycle move left but DETECTED). README "State tags".
+  // applies), payable (build and submit), watching (the chain reports on its transaction), paid
+  // (money arrived), refundable, closed (ended unpaid), terminal (no lifecycle move left but
+  // DETECTED). README "State tags".
   states: {
     created: {
       tags: ['live', 'deadline', 'payable'],
@@ -141,7 +142,7 @@ export const intentMachine = setup({
       },
     },
     pending: {
-      tags: ['live', 'deadline'],
+      tags: ['live', 'deadline', 'watching'],
       invoke: { src: 'watchChain', input: ({ context }) => ({ intentId: context.intentId, stage: 'pending' as const }) },
       on: {
         // A broadcast transaction can still land after the TTL: flag it, keep watching, no event.
@@ -174,7 +175,7 @@ export const intentMachine = setup({
       },
     },
     confirmed: {
-      tags: ['live', 'paid', 'refundable'],
+      tags: ['live', 'watching', 'paid', 'refundable'],
       invoke: { src: 'watchChain', input: ({ context }) => ({ intentId: context.intentId, stage: 'confirmed' as const }) },
       on: {
         DETECTED: detected,

@@ -4,7 +4,7 @@
 // Pure: xstate and src/domain only; nothing here reads a clock or a database.
 import { transition } from 'xstate';
 import { AppError } from '../src/domain/errors';
-import { INTENT_STATES, type IntentRecord, type IntentState } from '../src/domain/intent';
+import { INTENT_STATES, type FailureReason, type IntentRecord, type IntentState } from '../src/domain/intent';
 import { INTENT_TAGS, intentMachine, type IntentContext, type IntentEvent, type IntentTag } from './intent.machine';
 
 /** What the judge reads of an intent: its state, its lifecycle fields and its TTL. */
@@ -36,17 +36,15 @@ export function snapshotOf(i: Judged) {
   return intentMachine.resolveState({ value: i.state, context: contextOf(i) });
 }
 
+/** A fresh row in `state` on `chain`: no flags set, nothing detected. */
+const blank = (state: IntentState, chain = ''): Judged => ({
+  id: '', chain, state, expiresAt: 0, txSignature: null, retryRequired: false, pendingAtExpiry: false,
+  failureReason: null, detectedAt: null, confirmedAt: null, finalizedAt: null,
+});
+
 // Tags belong to state nodes, not to context, so the sets are computed once from any context.
 const TAGGED: ReadonlyMap<IntentTag, readonly IntentState[]> = new Map(
-  INTENT_TAGS.map((tag) => [
-    tag,
-    INTENT_STATES.filter((state) =>
-      snapshotOf({
-        id: '', chain: '', state, expiresAt: 0, txSignature: null, retryRequired: false, pendingAtExpiry: false,
-        failureReason: null, detectedAt: null, confirmedAt: null, finalizedAt: null,
-      }).hasTag(tag),
-    ),
-  ]),
+  INTENT_TAGS.map((tag) => [tag, INTENT_STATES.filter((state) => snapshotOf(blank(state)).hasTag(tag))]),
 );
 
 /** Every state that carries `tag`, in INTENT_STATES order (the store's SQL takes these). */
@@ -68,6 +66,14 @@ function judgedSnapshot(i: Judged, event: IntentEvent) {
   if (event.type !== 'SUBMIT' || event.at < i.expiresAt) return snap;
   const expire = { type: 'EXPIRE', at: i.expiresAt } as const;
   return snap.can(expire) ? transition(intentMachine, snap, expire)[0] : snap;
+}
+
+/**
+ * Does the machine take `event` in any state for this chain's family? False means the event does
+ * not exist for the family at all (simulating a drop on EVM: 422, not a 409 about the state).
+ */
+export function familyTakes(chain: string, event: IntentEvent): boolean {
+  return INTENT_STATES.some((state) => snapshotOf(blank(state, chain)).can(event));
 }
 
 /** Would the machine take `event` from this row now (guards included)? */
@@ -115,4 +121,19 @@ export function judge(i: Judged, event: IntentEvent): boolean {
   const code = refusal(i, event);
   if (code !== null) throw refusalError(i, code);
   return false;
+}
+
+/** simulate's `targetState` values (test mode, contract section 4): each has a SIMULATE_ event. */
+export const SIMULATE_TARGETS = ['confirmed', 'finalized', 'failed', 'expired', 'dropped'] as const satisfies readonly IntentState[];
+export type SimulateTarget = (typeof SIMULATE_TARGETS)[number];
+
+/** The event that forces `target` (failureReason only matters for failed). */
+export function simulateEvent(target: SimulateTarget, at: number, reason: FailureReason): IntentEvent {
+  switch (target) {
+    case 'confirmed': return { type: 'SIMULATE_CONFIRMED', at };
+    case 'finalized': return { type: 'SIMULATE_FINALIZED', at };
+    case 'failed': return { type: 'SIMULATE_FAILED', at, reason };
+    case 'expired': return { type: 'SIMULATE_EXPIRED', at };
+    case 'dropped': return { type: 'SIMULATE_DROPPED', at };
+  }
 }

@@ -38,6 +38,7 @@ import { createSubmissionRepo } from './store/submissions';
 import { createDispatcher } from './webhooks/dispatcher';
 import { renderMetrics } from './metrics';
 import { createLogger, type Log } from './log';
+import { statesTagged } from '../machines/judge';
 
 export interface CoreOptions {
   /** Replace chain adapters (never in production; tests use the real ones). */
@@ -61,7 +62,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const checkpointer = walSync
     ? startCheckpointer({ dbPath: config.db, sqlite: db.sqlite, committer, log: (level, msg, f) => log(level, msg, f) })
     : null;
-  const intents = createIntentRepo(db.sqlite);
+  const intents = createIntentRepo(db.sqlite, { live: statesTagged('live') });
   const idempotency = createIdempotencyRepo(db.sqlite);
   const chains = createChainRegistry(config, { solana: createSolanaAdapter({ log }), evm: createEvmAdapter({ log }), ...opts.adapters });
   const screener = createScreener(config.screening);
@@ -90,7 +91,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   services = {
     config, runtime, intents, idempotency, chains, screener,
     submissions, log, faults: opts.faults,
-    payments: createPaymentRepo(db.sqlite), detection: createDetectionRepo(db.sqlite),
+    payments: createPaymentRepo(db.sqlite), detection: createDetectionRepo(db.sqlite, { live: statesTagged('live'), watching: statesTagged('watching') }),
   };
   const reconcile = () =>
     reconcileSubmissions(services)

@@ -71,6 +71,8 @@ export interface IntentRecord {
   failureReason: FailureReason | null;
   refundedBy: string | null;
   refundOf: string | null;
+  /** Every refund intent made for this one, oldest first; refundedBy is the newest. */
+  refunds: readonly string[];
   /** Solana family: base58 32-byte Solana Pay reference made at create; null on EVM. */
   solanaReference: string | null;
   /** Money that arrived after the intent closed (expired, cancelled, failed); null otherwise. */
@@ -124,6 +126,7 @@ export interface PaymentIntentWire {
   metadata: Record<string, string>;
   refundedBy: string | null;
   refundOf: string | null;
+  refunds: string[];
   failureReason: FailureReason | null;
   solanaReference: string | null;
   paymentUri: string;
@@ -164,6 +167,7 @@ export function toWire(r: IntentRecord): PaymentIntentWire {
     metadata: r.metadata,
     refundedBy: r.refundedBy,
     refundOf: r.refundOf,
+    refunds: [...r.refunds],
     failureReason: r.failureReason,
     solanaReference: r.solanaReference,
     paymentUri: paymentUriOf(r),

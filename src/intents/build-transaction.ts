@@ -4,9 +4,9 @@ import type { BuiltTransaction, ChainIntent } from '../chains/types';
 import type { Caller } from '../domain/caller';
 import { invalidParam } from '../domain/errors';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
-import { invalidState } from '../../machines/judge';
+import { hasTag, invalidState, judge } from '../../machines/judge';
 import type { StoredIntent } from '../store/intents';
-import { expiredError, fulfilled, ownedBy } from './load-intent';
+import { ownedBy } from './load-intent';
 import { resolveAddress } from './resolve-chain';
 import type { Services } from './services';
 
@@ -15,11 +15,22 @@ export interface BuildTransactionResult {
   transaction: BuiltTransaction;
 }
 
-/** Build and submit share these: fulfilled -> already_fulfilled, past TTL -> expired, else created/dropped only. */
-export function checkPayable(i: StoredIntent, now: number): void {
-  if (i.state === 'confirmed' || i.state === 'finalized') throw fulfilled(i);
-  if (i.state === 'expired' || ((i.state === 'created' || i.state === 'dropped') && now >= i.expiresAt)) throw expiredError(i);
-  if (i.state !== 'created' && i.state !== 'dropped') throw invalidState(i);
+/**
+ * Build and submit share this: may a transaction for `i` be sent now? The machine answers
+ * (already_fulfilled, expired, invalid_state); a refund also needs its original still paid, since
+ * a reorg can move the original back (contract section 4: `original_not_paid`).
+ */
+export function checkPayable(i: StoredIntent, now: number, get: (id: string) => StoredIntent | null): void {
+  judge(i, { type: 'SUBMIT', at: now, txSignature: i.txSignature ?? '' });
+  if (i.refundOf === null) return;
+  const original = get(i.refundOf);
+  if (original && !hasTag(original, 'paid') && original.latePayment === null) {
+    throw invalidState(i, `The intent this refunds (${original.id}) is ${original.state}, not paid: its refund waits.`, {
+      reason: 'original_not_paid',
+      refund_of: original.id,
+      original_state: original.state,
+    });
+  }
 }
 
 export function chainIntent(i: StoredIntent, fulfiller: string | null): ChainIntent {
@@ -44,7 +55,7 @@ export function resolveFulfiller(s: Services, i: StoredIntent, given: unknown): 
 
 export async function buildTransaction(s: Services, caller: Caller, id: string, body: { fulfiller?: unknown }): Promise<BuildTransactionResult> {
   const cur = ownedBy(caller, s.intents.get(id), id);
-  checkPayable(cur, Date.now());
+  checkPayable(cur, Date.now(), (o) => s.intents.get(o));
   const network = s.chains.network(cur.chain)!;
   const { fulfiller, isNew } = resolveFulfiller(s, cur, body.fulfiller);
   if (fulfiller === null) throw invalidParam('fulfiller', 'fulfiller is required: this intent has no fulfiller yet.');
@@ -57,7 +68,7 @@ export async function buildTransaction(s: Services, caller: Caller, id: string, 
     (await adapter.reuseBuild?.(network, pool, target, fulfiller, cur.buildData)) ?? (await adapter.build(network, pool, target, fulfiller));
   const intent = await s.runtime.write((tx) => {
     const now = ownedBy(caller, tx.get(id), id);
-    checkPayable(now, tx.now);
+    checkPayable(now, tx.now, tx.get);
     return tx.patch(now, { fulfiller, buildData: built.buildData, ataRentLamports: built.ataRentLamports });
   });
   return { intent: toWire(intent), transaction: built.transaction };

@@ -11,6 +11,7 @@ export const FRESH_LIFECYCLE = {
   finalizedAt: null,
   failureReason: null,
   refundedBy: null,
+  refunds: [],
   buildData: null,
   signedTransaction: null,
   watchData: null,

@@ -12,15 +12,3 @@ export function ownedBy(caller: Caller, i: StoredIntent | null, id: string): Sto
   if (!i || i.accountId !== caller.accountId || i.mode !== caller.mode) throw notFound(id);
   return i;
 }
-
-export function fulfilled(i: StoredIntent): AppError {
-  return new AppError('intent.already_fulfilled', `Intent ${i.id} is already ${i.state}.`, {
-    details: { intent_id: i.id, current_state: i.state },
-  });
-}
-
-export function expiredError(i: StoredIntent): AppError {
-  return new AppError('intent.expired', `Intent ${i.id} has expired.`, {
-    details: { intent_id: i.id, current_state: i.state, expires_at: new Date(i.expiresAt).toISOString() },
-  });
-}

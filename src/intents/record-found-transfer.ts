@@ -6,18 +6,22 @@ import type { Tx } from '../actors/runtime';
 import type { FoundTransfer } from '../chains/types';
 import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
-import { toWire, type IntentState } from '../domain/intent';
+import { toWire } from '../domain/intent';
 import { toPaymentWire, type PaymentReason, type PaymentRecord, type PaymentStatus, type PaymentWire } from '../domain/payment';
 import type { StoredIntent } from '../store/intents';
 import type { Services } from './services';
+import { canApply, hasTag } from '../../machines/judge';
 
 export type RecordFoundTransferResult =
   | { outcome: 'ignored'; payment: null }
   | { outcome: 'recorded' | 'known'; payment: PaymentWire };
 
-const OPEN: ReadonlySet<IntentState> = new Set(['created', 'dropped', 'pending']);
-const CLOSED: ReadonlySet<IntentState> = new Set(['expired', 'cancelled', 'failed']);
-const PAID: ReadonlySet<IntentState> = new Set(['confirmed', 'finalized']);
+// The sets are the machine's tags: open = the TTL still applies (created, dropped, pending).
+const open = (i: StoredIntent) => hasTag(i, 'deadline');
+const closed = (i: StoredIntent) => hasTag(i, 'closed');
+const paid = (i: StoredIntent) => hasTag(i, 'paid');
+/** A transaction of its own is in flight and the chain has yet to confirm it. */
+const inFlight = (i: StoredIntent) => canApply(i, { type: 'CHAIN_CONFIRMED', at: 0, txSignature: i.txSignature ?? '' });
 /** Block times have one-second resolution on both families: a transfer in the intent's own second counts. */
 const BLOCK_TIME_SLACK_MS = 1000;
 
@@ -86,13 +90,13 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
         });
       }
       let cur = i;
-      if (cur.state === 'created' || cur.state === 'dropped') {
+      if (hasTag(cur, 'payable')) {
         cur = tx.apply(cur, { type: 'SUBMIT', at: tx.now, txSignature: found.txSignature }, 'throw', {
           fulfiller: cur.fulfiller ?? found.from,
           signedTransaction: null,
           watchData: found.watchData ?? {},
         })!;
-      } else if (cur.state === 'pending' && cur.txSignature !== found.txSignature) {
+      } else if (inFlight(cur) && cur.txSignature !== found.txSignature) {
         // A different transfer paid it while our transaction was in flight: follow the one that landed.
         cur = tx.patch(cur, { signedTransaction: null, watchData: found.watchData ?? {} });
       }
@@ -143,14 +147,14 @@ function refuse(v: Verdict): Verdict {
   return { kind: 'unmatched', reason: 'sanctions_match', intent: v.intent, account: v.intent };
 }
 
-/** Move a driven intent as far as the transfer's commitment allows (each step's events, in order). */
+/**
+ * Move a driven intent as far as the transfer's commitment allows (each step's events, in order:
+ * pending -> finalized emits confirmed then finalized). The machine ignores a report that does not
+ * apply where the intent is (confirmed again, or anything once finalized).
+ */
 function advance(tx: Tx, cur: StoredIntent, ft: FoundTransfer): void {
-  if (cur.state === 'pending') {
-    const type = ft.commitment === 'finalized' ? 'CHAIN_FINALIZED' : 'CHAIN_CONFIRMED';
-    tx.apply(cur, { type, at: tx.now, txSignature: ft.txSignature }, 'ignore');
-  } else if (cur.state === 'confirmed' && ft.commitment === 'finalized') {
-    tx.apply(cur, { type: 'CHAIN_FINALIZED', at: tx.now, txSignature: ft.txSignature }, 'ignore');
-  }
+  const type = ft.commitment === 'finalized' ? 'CHAIN_FINALIZED' : 'CHAIN_CONFIRMED';
+  tx.apply(cur, { type, at: tx.now, txSignature: ft.txSignature }, 'ignore');
 }
 
 /** The matching rules of contract section 11, strongest evidence first. null: not PayForge's business. */
@@ -173,15 +177,15 @@ function decide(s: Services, tx: Tx, ft: FoundTransfer, lookbackMs: number): Ver
     (i) => i.createdAt <= ft.landedAt + BLOCK_TIME_SLACK_MS && (i.fulfiller === null || i.fulfiller === ft.from),
   );
   const exact = eligible.filter((i) => i.amountBaseUnits === ft.amountBaseUnits);
-  const open = exact.filter((i) => OPEN.has(i.state) && !pastExpiry(i, ft));
-  if (open.length === 1) return { kind: 'drive', intent: open[0]! };
-  if (open.length > 1) return { kind: 'unmatched', reason: 'ambiguous', intent: null, account: open[0]! };
-  const closed = exact.filter((i) => CLOSED.has(i.state) || (OPEN.has(i.state) && pastExpiry(i, ft)));
-  if (closed.length === 1) return judgeOne(tx, closed[0]!, ft);
-  if (closed.length > 1) return { kind: 'unmatched', reason: 'ambiguous', intent: null, account: closed[0]! };
-  const paid = exact.filter((i) => PAID.has(i.state));
-  if (paid.length > 0) return { kind: 'unmatched', reason: 'duplicate', intent: paid.length === 1 ? paid[0]! : null, account: paid[0]! };
-  const wrongAmount = eligible.filter((i) => OPEN.has(i.state));
+  const payable = exact.filter((i) => open(i) && !pastExpiry(i, ft));
+  if (payable.length === 1) return { kind: 'drive', intent: payable[0]! };
+  if (payable.length > 1) return { kind: 'unmatched', reason: 'ambiguous', intent: null, account: payable[0]! };
+  const ended = exact.filter((i) => closed(i) || (open(i) && pastExpiry(i, ft)));
+  if (ended.length === 1) return judgeOne(tx, ended[0]!, ft);
+  if (ended.length > 1) return { kind: 'unmatched', reason: 'ambiguous', intent: null, account: ended[0]! };
+  const done = exact.filter(paid);
+  if (done.length > 0) return { kind: 'unmatched', reason: 'duplicate', intent: done.length === 1 ? done[0]! : null, account: done[0]! };
+  const wrongAmount = eligible.filter(open);
   if (wrongAmount.length > 0) {
     return { kind: 'unmatched', reason: 'amount_mismatch', intent: wrongAmount.length === 1 ? wrongAmount[0]! : null, account: wrongAmount[0]! };
   }
@@ -195,14 +199,14 @@ function judgeOne(tx: Tx, i: StoredIntent, ft: FoundTransfer): Verdict {
   }
   // Its own transaction (submitted, or found before): drive it on, or record it as the match of an
   // intent the watcher already finalized.
-  if (i.txSignature === ft.txSignature && (OPEN.has(i.state) || PAID.has(i.state))) return { kind: 'drive', intent: i };
-  if (OPEN.has(i.state) && pastExpiry(i, ft)) {
+  if (i.txSignature === ft.txSignature && (open(i) || paid(i))) return { kind: 'drive', intent: i };
+  if (open(i) && pastExpiry(i, ft)) {
     // The deadline passed before the money landed: close it as the timer would have, then it is late.
     const expired = tx.apply(i, { type: 'EXPIRE', at: tx.now }, 'ignore') ?? i;
-    if (CLOSED.has(expired.state)) return lateOrDuplicate(expired, ft);
+    if (closed(expired)) return lateOrDuplicate(expired, ft);
   }
-  if (OPEN.has(i.state)) return { kind: 'drive', intent: i };
-  if (CLOSED.has(i.state)) return lateOrDuplicate(i, ft);
+  if (open(i)) return { kind: 'drive', intent: i };
+  if (closed(i)) return lateOrDuplicate(i, ft);
   return { kind: 'unmatched', reason: 'duplicate', intent: i, account: i };
 }
 
@@ -214,5 +218,5 @@ function lateOrDuplicate(i: StoredIntent, ft: FoundTransfer): Verdict {
 
 /** A transfer that landed after the deadline of an intent with nothing in flight cannot pay it. */
 function pastExpiry(i: StoredIntent, ft: FoundTransfer): boolean {
-  return i.state !== 'pending' && ft.landedAt > i.expiresAt + BLOCK_TIME_SLACK_MS;
+  return !inFlight(i) && ft.landedAt > i.expiresAt + BLOCK_TIME_SLACK_MS;
 }

@@ -7,6 +7,7 @@ import { AppError } from '../domain/errors';
 import type { PaymentIntentWire } from '../domain/intent';
 import type { StoredIntent } from '../store/intents';
 import type { Submission, SubmissionSource } from '../store/submissions';
+import { hasTag } from '../../machines/judge';
 import { checkPayable } from './build-transaction';
 import { ownedBy } from './load-intent';
 import type { Services } from './services';
@@ -75,7 +76,7 @@ export function claimSubmission(
     // Its broadcaster is gone (crash, failed commit): it counts as sent; the watcher rebroadcasts.
     return { kind: 'done', intent: applySent(tx, s, known) ?? cur };
   }
-  checkPayable(cur, tx.now);
+  checkPayable(cur, tx.now, tx.get);
   for (const open of s.submissions.openForIntent(id)) {
     if (open.txSignature !== c.txSignature && open.status === 'sending') throw inProgress(id);
   }
@@ -94,7 +95,7 @@ export function applySent(tx: Tx, s: Services, row: Submission): StoredIntent | 
   const cur = tx.get(row.intentId);
   s.submissions.markSent(row.chain, row.txSignature, tx.now);
   if (!cur) return null;
-  if (cur.state !== 'created' && cur.state !== 'dropped') return cur;
+  if (!hasTag(cur, 'payable')) return cur;
   return (
     tx.apply(cur, { type: 'SUBMIT', at: tx.now, txSignature: row.txSignature }, 'ignore', {
       fulfiller: cur.fulfiller ?? row.signer,

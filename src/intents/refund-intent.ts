@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors';
 import { newSolanaReference } from '../domain/base58';
 import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
-import { invalidState } from '../../machines/judge';
+import { hasTag, invalidState } from '../../machines/judge';
 import type { StoredIntent } from '../store/intents';
 import { FRESH_LIFECYCLE } from './fresh-intent';
 import { ownedBy } from './load-intent';
@@ -19,15 +19,31 @@ export function requirePro(caller: Caller, feature: string): void {
 }
 
 /** A closed intent whose money arrived late is refunded for the late amount, to its sender. */
-const lateRefund = (i: StoredIntent) => (i.state === 'confirmed' || i.state === 'finalized' ? null : i.latePayment);
+const lateRefund = (i: StoredIntent) => (hasTag(i, 'paid') ? null : i.latePayment);
 
-function checkRefundable(i: StoredIntent): void {
-  if (i.state !== 'confirmed' && i.state !== 'finalized' && i.latePayment === null) {
+/**
+ * A refund blocks the next one while it can still pay or has paid (created, pending, dropped,
+ * confirmed, finalized, or closed with money that arrived late); one that ended unpaid does not.
+ */
+const blocks = (r: StoredIntent | null): boolean => r !== null && (!hasTag(r, 'closed') || r.latePayment !== null);
+
+/** Contract section 4's refund rules; `get` reads inside the caller's transaction when there is one. */
+function checkRefundable(i: StoredIntent, get: (id: string) => StoredIntent | null): void {
+  if (i.refundOf !== null) {
+    throw invalidState(i, `Intent ${i.id} is itself a refund (of ${i.refundOf}): a refund cannot be refunded.`, {
+      reason: 'refund_of_refund',
+      refund_of: i.refundOf,
+    });
+  }
+  if (!hasTag(i, 'refundable') && i.latePayment === null) {
     throw invalidState(i, `Only a confirmed or finalized intent (or one paid late) can be refunded; this one is ${i.state}.`);
   }
-  if (i.refundedBy !== null) {
-    throw new AppError('intent.already_refunded', `Intent ${i.id} was already refunded by ${i.refundedBy}.`, {
-      details: { intent_id: i.id, refunded_by: i.refundedBy },
+  // Every refund made so far (older rows may name one in refundedBy only).
+  const made = i.refunds.length > 0 ? i.refunds : i.refundedBy === null ? [] : [i.refundedBy];
+  const blocking = made.find((id) => blocks(get(id)));
+  if (blocking !== undefined) {
+    throw new AppError('intent.already_refunded', `Intent ${i.id} was already refunded by ${blocking}.`, {
+      details: { intent_id: i.id, refunded_by: blocking },
     });
   }
   // Nothing is wrong with the state: the refund's recipient is missing (an intent created without
@@ -44,12 +60,12 @@ function checkRefundable(i: StoredIntent): void {
 export async function refundIntent(s: Services, caller: Caller, id: string): Promise<{ intent: PaymentIntentWire }> {
   requirePro(caller, 'refunds');
   const original = ownedBy(caller, s.intents.get(id), id);
-  checkRefundable(original);
+  checkRefundable(original, (r) => s.intents.get(r));
   const family = original.chain.startsWith('solana:') ? 'solana' : 'evm';
   await s.screener.screen([{ address: lateRefund(original)?.from ?? original.fulfiller!, param: 'requestor', family }]);
   const refund = await s.runtime.write((tx) => {
     const cur = ownedBy(caller, tx.get(id), id);
-    checkRefundable(cur);
+    checkRefundable(cur, tx.get);
     const ttlSeconds = s.config.intents.defaultTtlSeconds;
     const late = lateRefund(cur);
     const created = tx.insert({
@@ -76,7 +92,8 @@ export async function refundIntent(s: Services, caller: Caller, id: string): Pro
       payToken: newPayToken(),
       ...FRESH_LIFECYCLE,
     });
-    tx.patch(cur, { refundedBy: created.id });
+    const earlier = cur.refunds.length > 0 ? cur.refunds : cur.refundedBy === null ? [] : [cur.refundedBy];
+    tx.patch(cur, { refundedBy: created.id, refunds: [...earlier, created.id] });
     return created;
   });
   return { intent: toWire(refund) };

@@ -2,11 +2,10 @@
 import type { Caller } from '../domain/caller';
 import { AppError, invalidParam } from '../domain/errors';
 import { FAILURE_REASONS, toWire, type FailureReason, type PaymentIntentWire } from '../domain/intent';
-import type { IntentEvent } from '../../machines/intent.machine';
+import { familyTakes, SIMULATE_TARGETS as TARGETS, simulateEvent, type SimulateTarget } from '../../machines/judge';
 import { ownedBy } from './load-intent';
 import type { Services } from './services';
 
-const TARGETS = ['confirmed', 'finalized', 'failed', 'expired', 'dropped'] as const;
 const SIMULATE_REASONS: readonly string[] = ['insufficient_balance', 'revert', 'slippage'];
 
 export async function simulateTransition(
@@ -30,23 +29,16 @@ export async function simulateTransition(
     }
     reason = body.failureReason as (typeof FAILURE_REASONS)[number];
   }
+  const eventAt = (at: number) => simulateEvent(target as SimulateTarget, at, reason);
   const existing = ownedBy(caller, s.intents.get(id), id);
-  if (target === 'dropped' && !existing.chain.startsWith('solana:')) {
-    throw new AppError('simulate.unsupported_for_chain', 'Simulating a dropped transaction is only supported on the Solana family.', {
+  // An event the machine takes in no state of this chain family (a drop on EVM) is a 422 about
+  // the chain, not a 409 about the intent's state.
+  if (!familyTakes(existing.chain, eventAt(0))) {
+    throw new AppError('simulate.unsupported_for_chain', `Simulating ${target} is not supported on ${existing.chain}.`, {
       param: 'targetState',
       details: { chain: existing.chain },
     });
   }
-  const intent = await s.runtime.write((tx) => {
-    const at = tx.now;
-    const event: IntentEvent = {
-      confirmed: { type: 'SIMULATE_CONFIRMED', at } as const,
-      finalized: { type: 'SIMULATE_FINALIZED', at } as const,
-      failed: { type: 'SIMULATE_FAILED', at, reason } as const,
-      expired: { type: 'SIMULATE_EXPIRED', at } as const,
-      dropped: { type: 'SIMULATE_DROPPED', at } as const,
-    }[target as (typeof TARGETS)[number]];
-    return tx.apply(ownedBy(caller, tx.get(id), id), event, 'throw')!;
-  });
+  const intent = await s.runtime.write((tx) => tx.apply(ownedBy(caller, tx.get(id), id), eventAt(tx.now), 'throw')!);
   return { intent: toWire(intent) };
 }

@@ -5,6 +5,7 @@ import type { Caller } from '../domain/caller';
 import { AppError, invalidParam } from '../domain/errors';
 import { toWire } from '../domain/intent';
 import { chainIntent, checkPayable, resolveFulfiller } from './build-transaction';
+import { hasTag } from '../../machines/judge';
 import { ownedBy } from './load-intent';
 import { applySent, claimSubmission, type SubmitTransactionResult } from './record-submission';
 import type { Services } from './services';
@@ -20,7 +21,7 @@ export async function submitByTxSignature(
     throw invalidParam('txSignature', 'txSignature must be a Solana signature (base58) or an EVM transaction hash (0x + 64 hex).');
   }
   const cur = ownedBy(caller, s.intents.get(id), id);
-  if (cur.txSignature === null) checkPayable(cur, Date.now());
+  if (cur.txSignature === null) checkPayable(cur, Date.now(), (o) => s.intents.get(o));
   const network = s.chains.network(cur.chain)!;
   const adapter = s.chains.adapter(network.family);
   const { fulfiller } = resolveFulfiller(s, cur, givenFulfiller);
@@ -43,16 +44,16 @@ export async function submitByTxSignature(
       watchData: found.watchData,
       source: 'txid',
     }, { param: 'txSignature', ownsBroadcastKey: false });
-    if (claim.kind === 'done') return claim.intent;
-    // Nothing to broadcast: the chain already has it, so it is sent in the same write.
-    let next = applySent(tx, s, s.submissions.findByTx(cur.chain, found.txSignature)!)!;
-    if (next.state === 'pending' && found.commitment === 'confirmed') {
-      next = tx.apply(next, { type: 'CHAIN_CONFIRMED', at: tx.now, txSignature: found.txSignature }, 'ignore') ?? next;
-    } else if (next.state === 'pending' && found.commitment === 'finalized') {
-      // pending -> finalized emits intent.confirmed then intent.finalized, in order.
-      next = tx.apply(next, { type: 'CHAIN_FINALIZED', at: tx.now, txSignature: found.txSignature }, 'ignore') ?? next;
-    }
-    if (next.state === 'confirmed' || next.state === 'finalized') s.submissions.setOutcome(cur.chain, found.txSignature, 'landed', tx.now);
+    // Nothing to broadcast: the chain already has it, so it is sent in the same write. Already
+    // recorded (detection may have found it first and confirmed it): still moved as far as the
+    // chain says now, so the answer is never behind what this request read.
+    const sent = claim.kind === 'done' ? claim.intent : applySent(tx, s, s.submissions.findByTx(cur.chain, found.txSignature)!)!;
+    if (found.commitment === 'pending' || sent.txSignature !== found.txSignature) return sent;
+    // pending -> finalized emits intent.confirmed then intent.finalized, in order; the machine
+    // ignores a report that does not apply to where the intent now is (finalized already).
+    const type = found.commitment === 'finalized' ? 'CHAIN_FINALIZED' : 'CHAIN_CONFIRMED';
+    const next = tx.apply(sent, { type, at: tx.now, txSignature: found.txSignature }, 'ignore') ?? sent;
+    if (claim.kind === 'claimed' && hasTag(next, 'paid')) s.submissions.setOutcome(cur.chain, found.txSignature, 'landed', tx.now);
     return next;
   });
   return { intent: toWire(intent), txSignature: found.txSignature };

@@ -39,7 +39,7 @@ export async function submitTransaction(
   const cur = ownedBy(caller, s.intents.get(id), id);
   // With no transaction recorded there is no idempotent replay to honour: an expired, cancelled
   // or fulfilled intent answers its 409 before any decoding or RPC work.
-  if (cur.txSignature === null) checkPayable(cur, Date.now());
+  if (cur.txSignature === null) checkPayable(cur, Date.now(), (o) => s.intents.get(o));
   const network = s.chains.network(cur.chain)!;
   const adapter = s.chains.adapter(network.family);
   const pool = s.chains.pool(cur.chain);

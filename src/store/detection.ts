@@ -1,6 +1,8 @@
 // What the payment detectors read and write (contract section 11): the receivers to watch per
 // network, scan cursors (chain_cursors), and the matched payments still short of finality.
 import type { Database } from 'bun:sqlite';
+import type { IntentState } from '../domain/intent';
+import { stateList } from './states';
 
 /** One receiving account to watch: a requestor and token on a network, and the intents' references. */
 export interface WatchedReceiver {
@@ -42,20 +44,29 @@ export interface DetectionRepo {
 // as two disjoint index searches: the live partial index by chain, then the closed rows' partial
 // index by chain + updated_at. Both cover the receivers' columns, so a poll reads no table row
 // for them; never a scan of history, and a live intent is read once, not twice.
-const LIVE = `('created','pending','confirmed','dropped')`;
-const watched = (cols: string) =>
-  `SELECT ${cols} FROM intents INDEXED BY intents_live WHERE state IN ${LIVE} AND chain = $chain
+// `live` is the caller's state set (the machine's live tag), the very list both partial indexes name.
+const watched = (live: string, cols: string) =>
+  `SELECT ${cols} FROM intents INDEXED BY intents_live WHERE state IN (${live}) AND chain = $chain
    UNION ALL SELECT ${cols} FROM intents INDEXED BY intents_chain_updated
-    WHERE state NOT IN ${LIVE} AND chain = $chain AND updated_at >= $since`;
+    WHERE state NOT IN (${live}) AND chain = $chain AND updated_at >= $since`;
 
-export function createDetectionRepo(sqlite: Database): DetectionRepo {
+/** The machine's tag sets the queries need (compose passes statesTagged of each). */
+export interface DetectionStates {
+  /** Not terminal (must equal the partial index intents_live, which INDEXED BY insists on). */
+  live: readonly IntentState[];
+  /** The chain reports on its transaction (pending, confirmed): a matched payment not final yet. */
+  watching: readonly IntentState[];
+}
+
+export function createDetectionRepo(sqlite: Database, states: DetectionStates): DetectionRepo {
+  const live = stateList(states.live);
   const receivers = sqlite.prepare(
     `SELECT requestor, token_address AS tokenAddress, MIN(created_at) AS since
-       FROM (${watched('requestor, token_address, created_at')}) GROUP BY requestor, token_address`,
+       FROM (${watched(live, 'requestor, token_address, created_at')}) GROUP BY requestor, token_address`,
   );
   const references = sqlite.prepare(
     `SELECT solana_reference AS reference, requestor, token_address AS tokenAddress, created_at AS createdAt
-       FROM (${watched('solana_reference, requestor, token_address, created_at')}) WHERE solana_reference IS NOT NULL`,
+       FROM (${watched(live, 'solana_reference, requestor, token_address, created_at')}) WHERE solana_reference IS NOT NULL`,
   );
   const getCursor = sqlite.prepare('SELECT value FROM chain_cursors WHERE chain = ? AND key = ?');
   const setCursor = sqlite.prepare(
@@ -66,7 +77,7 @@ export function createDetectionRepo(sqlite: Database): DetectionRepo {
     `SELECT p.tx_signature AS txSignature, p.intent_id AS intentId, p.token_address AS tokenAddress, p.from_address AS "from",
             p.to_address AS "to", p.amount_base_units AS amount
        FROM payments p JOIN intents i ON i.chain = p.chain AND i.tx_signature = p.tx_signature
-      WHERE p.chain = ? AND ((p.status = 'matched' AND i.state IN ('pending','confirmed')) OR p.reason = 'ambiguous')`,
+      WHERE p.chain = ? AND ((p.status = 'matched' AND i.state IN (${stateList(states.watching)})) OR p.reason = 'ambiguous')`,
   );
   return {
     receivers: (chain, since) => receivers.all({ $chain: chain, $since: since }) as WatchedReceiver[],

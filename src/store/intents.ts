@@ -2,6 +2,7 @@
 // filtered, newest-first list. Maps rows to the domain IntentRecord and back.
 import type { Database, Statement } from 'bun:sqlite';
 import type { IntentRecord, IntentState, LatePayment, Mode } from '../domain/intent';
+import { stateList } from './states';
 
 /** Row columns the runtime keeps beside the domain record. */
 export interface IntentStorage {
@@ -22,7 +23,7 @@ const COLUMNS = [
   'created_at', 'updated_at', 'retry_required', 'pending_at_expiry', 'tx_signature', 'detected_at',
   'ata_rent_lamports', 'confirmed_at', 'finalized_at', 'failure_reason', 'refunded_by', 'refund_of',
   'build_data', 'signed_transaction', 'watch_data', 'snapshot', 'machine_version', 'solana_reference', 'late_payment',
-  'pay_token',
+  'pay_token', 'refunds',
 ] as const;
 
 function toRow(i: StoredIntent): unknown[] {
@@ -34,6 +35,7 @@ function toRow(i: StoredIntent): unknown[] {
     i.buildData === null ? null : JSON.stringify(i.buildData), i.signedTransaction,
     i.watchData === null ? null : JSON.stringify(i.watchData), i.snapshot, i.machineVersion, i.solanaReference,
     i.latePayment === null ? null : JSON.stringify({ ...i.latePayment, amountBaseUnits: i.latePayment.amountBaseUnits.toString() }), i.payToken,
+    JSON.stringify(i.refunds),
   ];
 }
 
@@ -78,6 +80,7 @@ function fromRow(r: Row): StoredIntent {
     solanaReference: (r.solana_reference as string | null) ?? null,
     latePayment: latePaymentOf(r.late_payment),
     payToken: (r.pay_token as string | null) ?? null,
+    refunds: JSON.parse(r.refunds as string) as string[],
   };
 }
 
@@ -123,7 +126,14 @@ export interface IntentRepo {
   listUnfinalizedWithTransaction(chain: string, since: number): StoredIntent[];
 }
 
-export function createIntentRepo(sqlite: Database): IntentRepo {
+/** The machine's tag sets the queries need (compose passes statesTagged('live')). */
+export interface IntentStates {
+  /** Not terminal: what boot rehydrates and what detection looks at first. */
+  live: readonly IntentState[];
+}
+
+export function createIntentRepo(sqlite: Database, states: IntentStates): IntentRepo {
+  const live = stateList(states.live);
   const insert = sqlite.prepare(
     `INSERT INTO intents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
   );
@@ -133,27 +143,27 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
   const get = sqlite.prepare('SELECT * FROM intents WHERE id = ?');
   // A null account or mode matches any (the operator narrows by one of them, or neither).
   const seqOf = sqlite.prepare('SELECT seq FROM intents WHERE id = ?1 AND account_id = coalesce(?2, account_id) AND mode = coalesce(?3, mode)');
-  const live = sqlite.prepare(
+  const listLive = sqlite.prepare(
     // The live rows' seqs from the live partial index (index-only), then each row by rowid in
     // seq order: no scan of 1M stored rows and no temp b-tree sorting 100k full rows (~45 % less).
     `SELECT * FROM intents WHERE seq IN (
-       SELECT seq FROM intents INDEXED BY intents_live WHERE state IN ('created','pending','confirmed','dropped')) ORDER BY seq`,
+       SELECT seq FROM intents INDEXED BY intents_live WHERE state IN (${live})) ORDER BY seq`,
   );
   const byTx = sqlite.prepare('SELECT * FROM intents WHERE chain = ? AND tx_signature = ?');
   const byReference = sqlite.prepare('SELECT * FROM intents WHERE solana_reference = ?');
   const byPayToken = sqlite.prepare('SELECT * FROM intents WHERE pay_token = ?');
   const byReceiver = sqlite.prepare(
     `SELECT * FROM intents INDEXED BY intents_receiver WHERE chain = ? AND requestor = ? AND token_address = ?
-       AND (state IN ('created','pending','confirmed','dropped') OR updated_at >= ?) ORDER BY seq DESC LIMIT 1000`,
+       AND (state IN (${live}) OR updated_at >= ?) ORDER BY seq DESC LIMIT 1000`,
   );
   // Boot only. Two disjoint index searches (intents_chain_updated holds closed rows only): the
   // chain's live rows, and its closed rows updated since `since`.
   const unfinalizedWithTx = sqlite.prepare(
     `SELECT * FROM (
-       SELECT * FROM intents INDEXED BY intents_live WHERE state IN ('created','pending','confirmed','dropped')
+       SELECT * FROM intents INDEXED BY intents_live WHERE state IN (${live})
           AND chain = ?1 AND updated_at >= ?2 AND tx_signature IS NOT NULL AND finalized_at IS NULL
        UNION ALL
-       SELECT * FROM intents INDEXED BY intents_chain_updated WHERE state NOT IN ('created','pending','confirmed','dropped')
+       SELECT * FROM intents INDEXED BY intents_chain_updated WHERE state NOT IN (${live})
           AND chain = ?1 AND updated_at >= ?2 AND tx_signature IS NOT NULL AND finalized_at IS NULL
      ) ORDER BY updated_at`,
   );
@@ -186,7 +196,7 @@ export function createIntentRepo(sqlite: Database): IntentRepo {
       if (!stmt) listCache.set(sql, (stmt = sqlite.prepare(sql)));
       return (stmt.all(...([...args, q.limit] as never[])) as Row[]).map(fromRow);
     },
-    listLive: () => (live.all() as Row[]).map(fromRow),
+    listLive: () => (listLive.all() as Row[]).map(fromRow),
     findByTxSignature: (chain, tx) => {
       const r = byTx.get(chain, tx) as Row | null;
       return r ? fromRow(r) : null;

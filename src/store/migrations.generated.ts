@@ -34,5 +34,10 @@ export const MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: string 
     "tag": "0006_detection_indexes",
     "when": 1795457216247,
     "sql": "DROP INDEX `intents_live`;--> statement-breakpoint\nDROP INDEX `intents_chain_updated`;--> statement-breakpoint\nCREATE INDEX `intents_live` ON `intents` (`chain`,`requestor`,`token_address`,`created_at`,`state`) WHERE state IN ('created','pending','confirmed','dropped');--> statement-breakpoint\nCREATE INDEX `intents_chain_updated` ON `intents` (`chain`,`updated_at`,`requestor`,`token_address`,`created_at`,`state`) WHERE state NOT IN ('created','pending','confirmed','dropped');"
+  },
+  {
+    "tag": "0007_refunds",
+    "when": 1795458267767,
+    "sql": "ALTER TABLE `intents` ADD `refunds` text DEFAULT '[]' NOT NULL;--> statement-breakpoint\n-- Intents refunded before this column existed had one refund: the one refundedBy names.\nUPDATE `intents` SET `refunds` = json_array(`refunded_by`) WHERE `refunded_by` IS NOT NULL;\n"
   }
 ];

@@ -79,6 +79,8 @@ export const intents = sqliteTable(
     failureReason: text('failure_reason'),
     refundedBy: text('refunded_by'),
     refundOf: text('refund_of'),
+    /** JSON array of every refund intent's id, oldest first (refundedBy is the last). */
+    refunds: text('refunds').notNull().default('[]'),
     /** JSON facts of the last build (Solana blockhash and lastValidBlockHeight ...). */
     buildData: text('build_data'),
     /** base64 signed bytes of the submitted transaction: rebroadcast as they are. */

@@ -33,12 +33,12 @@ describe('create: success', () => {
       chain: BASE_SEPOLIA, token: 'USDC', amount: '12.34', amountBaseUnits: '12340000', requestor: EVM_ADDR, direction: 'request',
       state: 'created', reference: 'order-1', livemode: false, idempotencyKey: null, tokenAddress: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
       fulfiller: null, retryRequired: false, pendingAtExpiry: false, txSignature: null, detectedAt: null, ataRentLamports: null,
-      ttlSeconds: 900, confirmedAt: null, finalizedAt: null, metadata: { a: 'b' }, refundedBy: null, refundOf: null, failureReason: null,
+      ttlSeconds: 900, confirmedAt: null, finalizedAt: null, metadata: { a: 'b' }, refundedBy: null, refundOf: null, refunds: [], failureReason: null,
     });
     expect(Object.keys(i).sort()).toEqual([
       'amount', 'amountBaseUnits', 'ataRentLamports', 'chain', 'confirmedAt', 'createdAt', 'detectedAt', 'direction', 'expiresAt',
       'failureReason', 'finalizedAt', 'fulfiller', 'id', 'idempotencyKey', 'livemode', 'metadata', 'payToken', 'payUrl', 'pendingAtExpiry', 'reference',
-      'refundOf', 'refundedBy', 'requestor', 'retryRequired', 'state', 'ttlSeconds', 'token', 'tokenAddress', 'txSignature', 'updatedAt',
+      'refundOf', 'refundedBy', 'refunds', 'requestor', 'retryRequired', 'state', 'ttlSeconds', 'token', 'tokenAddress', 'txSignature', 'updatedAt',
       'solanaReference', 'paymentUri', 'latePayment',
     ].sort());
     expect(i.payToken).toMatch(/^pt_[0-9A-Za-z]{32}$/);

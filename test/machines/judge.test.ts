@@ -2,7 +2,12 @@
 // state accepts (every state, event, family and flag), refusal names the contract's 409s, and
 // the tag sets are the ones contract section 4 describes.
 import { describe, expect, it } from 'vitest';
-import { canApply, judge, refusal, refusalError, statesTagged, type Judged } from '../../machines/judge';
+import { transition } from 'xstate';
+import { intentMachine } from '../../machines/intent.machine';
+import { INTENT_STATES } from '../../src/domain/intent';
+import {
+  canApply, familyTakes, judge, refusal, refusalError, SIMULATE_TARGETS, simulateEvent, snapshotOf, statesTagged, type Judged,
+} from '../../machines/judge';
 import { EVENT_TYPES, reach, sampleEvent, STATES, type Family, type State } from '../support/machine';
 
 const EXPIRES = 2_000_000_000_000;
@@ -97,6 +102,8 @@ describe('tags (written from contract section 4, not from the machine)', () => {
     deadline: ['created', 'pending', 'dropped'],
     // "submit accepted and broadcast" rows.
     payable: ['created', 'dropped'],
+    // The states with "chain:" rows.
+    watching: ['pending', 'confirmed'],
     paid: ['confirmed', 'finalized'],
     // "Refund: from confirmed or finalized only".
     refundable: ['confirmed', 'finalized'],
@@ -109,4 +116,32 @@ describe('tags (written from contract section 4, not from the machine)', () => {
       expect([...statesTagged(tag as never)].sort()).toEqual([...states].sort());
     });
   }
+});
+
+describe('simulate targets', () => {
+  it('each targetState names the state its SIMULATE_ event reaches from some state', () => {
+    for (const target of SIMULATE_TARGETS) {
+      const e = simulateEvent(target, 1, 'slippage');
+      expect(e.type).toBe(`SIMULATE_${target.toUpperCase()}`);
+      const reached = STATES.filter((from) => {
+        const snap = snapshotOf(rowOf(from, { family: 'solana' }));
+        return snap.can(e) && transition(intentMachine, snap, e)[0].value === target;
+      });
+      expect(reached.length, target).toBeGreaterThan(0);
+    }
+  });
+
+  it('familyTakes: a drop exists on Solana only; every other simulate target on both families', () => {
+    for (const target of SIMULATE_TARGETS) {
+      const e = simulateEvent(target, 1, 'revert');
+      expect(familyTakes('solana:devnet', e), target).toBe(true);
+      expect(familyTakes('eip155:84532', e), target).toBe(target !== 'dropped');
+    }
+  });
+});
+
+describe('state names', () => {
+  it("the domain's INTENT_STATES are exactly the machine's states", () => {
+    expect(Object.keys(intentMachine.states).sort()).toEqual([...INTENT_STATES].sort());
+  });
 });

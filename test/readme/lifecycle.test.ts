@@ -137,6 +137,7 @@ describe('README state tags', () => {
     live: STATES.filter((s) => !terminal.includes(s)).sort(),
     deadline: from((r) => r.event === 'EXPIRE'),
     payable: from((r) => r.event === 'SUBMIT'),
+    watching: from((r) => r.event.startsWith('CHAIN_')),
     paid: to((r) => r.event === 'CHAIN_CONFIRMED' || r.event === 'CHAIN_FINALIZED'),
     refundable: to((r) => r.event === 'CHAIN_CONFIRMED' || r.event === 'CHAIN_FINALIZED'),
     closed: STATES.filter((s) => !rows.some((r) => r.from === s)).sort(),

@@ -1,13 +1,16 @@
 // The intents repository on a real SQLite file with the real migrations.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIntentRepo, type IntentRepo } from '../../src/store/intents';
+import { createDetectionRepo } from '../../src/store/detection';
+import { INTENT_STATES } from '../../src/domain/intent';
+import { statesTagged } from '../../machines/judge';
 import { storedIntent, tempDb, type TempDb } from '../support/db';
 
 let t: TempDb;
 let repo: IntentRepo;
 beforeEach(() => {
   t = tempDb();
-  repo = createIntentRepo(t.db.sqlite);
+  repo = createIntentRepo(t.db.sqlite, { live: statesTagged('live') });
 });
 afterEach(() => t.dispose());
 
@@ -29,8 +32,9 @@ describe('intents repo', () => {
       confirmedAt: 2,
       finalizedAt: 3,
       failureReason: 'revert',
-      refundedBy: 'pi_r',
+      refundedBy: 'pi_r2',
       refundOf: 'pi_o',
+      refunds: ['pi_r1', 'pi_r2'],
       buildData: { nonce: 5, nested: { x: [1, 2] } },
       signedTransaction: 'AAAA',
       watchData: { sinceBlock: 10 },
@@ -91,6 +95,26 @@ describe('intents repo', () => {
     const rows = states.map((state) => storedIntent({ state, txSignature: `sig-${state}` }));
     for (const r of rows) repo.insert(r);
     expect(repo.listLive().map((i) => i.state)).toEqual(['created', 'pending', 'confirmed', 'dropped']);
+  });
+
+  it('takes its state sets from the caller: the live list it is given, never one of its own', () => {
+    for (const state of INTENT_STATES) repo.insert(storedIntent({ state, txSignature: `sig-${state}` }));
+    expect(repo.listLive().map((i) => i.state)).toEqual([...statesTagged('live')]);
+    // Its SQL is built from the list it is given: another list no longer matches the partial
+    // index its queries insist on (INDEXED BY), so the repository refuses to start.
+    expect(() => createIntentRepo(t.db.sqlite, { live: ['pending'] })).toThrow(/no query solution/);
+    expect(() => createIntentRepo(t.db.sqlite, { live: ["created') OR ('1'='1" as never] })).toThrow(/unknown intent state/);
+    expect(() => createIntentRepo(t.db.sqlite, { live: [] })).toThrow(/empty state set/);
+  });
+
+  it('the partial indexes (migrations) split the states exactly at the machine\'s live tag', () => {
+    const sqlOf = (name: string) => (t.db.sqlite.query('SELECT sql FROM sqlite_master WHERE name = ?').get(name) as { sql: string }).sql;
+    const live = statesTagged('live').map((x) => `'${x}'`).join(',');
+    expect(sqlOf('intents_live')).toContain(`WHERE state IN (${live})`);
+    expect(sqlOf('intents_chain_updated')).toContain(`WHERE state NOT IN (${live})`);
+    // Detection's INDEXED BY intents_live refuses to prepare when its live list no longer matches.
+    expect(() => createDetectionRepo(t.db.sqlite, { live: statesTagged('live'), watching: statesTagged('watching') })).not.toThrow();
+    expect(() => createDetectionRepo(t.db.sqlite, { live: ['pending'], watching: statesTagged('watching') })).toThrow(/no query solution/);
   });
 
   it('finds by chain and tx signature; a signature is unique per chain', () => {

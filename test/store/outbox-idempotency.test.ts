@@ -8,6 +8,7 @@ import { createSubmissionRepo } from '../../src/store/submissions';
 import { MIGRATIONS } from '../../src/store/migrations.generated';
 import { createOutbox } from '../../src/store/outbox';
 import { createIntentRepo } from '../../src/store/intents';
+import { statesTagged } from '../../machines/judge';
 import { storedIntent, tempDb, type TempDb } from '../support/db';
 import type { EventEnvelope } from '../../src/domain/intent';
 import { toWire } from '../../src/domain/intent';
@@ -95,7 +96,7 @@ describe('migrations', () => {
     const tags = () => (t.db.sqlite.query('SELECT tag FROM __migrations ORDER BY tag').all() as Array<{ tag: string }>).map((r) => r.tag);
     expect(tags()).toEqual(MIGRATIONS.map((m) => m.tag).sort());
     const i = storedIntent();
-    createIntentRepo(t.db.sqlite).insert(i);
+    createIntentRepo(t.db.sqlite, { live: statesTagged('live') }).insert(i);
     migrate(t.db.sqlite);
     expect(tags()).toEqual(MIGRATIONS.map((m) => m.tag).sort());
     t.db.close();
@@ -103,7 +104,7 @@ describe('migrations', () => {
     const again = openDb(t.path);
     try {
       expect((again.sqlite.query('SELECT count(*) AS n FROM __migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
-      expect(createIntentRepo(again.sqlite).get(i.id)).toEqual(i);
+      expect(createIntentRepo(again.sqlite, { live: statesTagged('live') }).get(i.id)).toEqual(i);
       const pragma = (name: string) => Object.values(again.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
       expect(pragma('journal_mode')).toBe('wal');
       expect(pragma('synchronous')).toBe(2); // FULL

@@ -51,7 +51,7 @@ export function intentWire(mode: Mode, over: Partial<PaymentIntentWire> = {}): P
     livemode: mode === 'live', idempotencyKey: null, tokenAddress: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
     amountBaseUnits: '1500000', fulfiller: null, retryRequired: false, pendingAtExpiry: false, txSignature: null,
     detectedAt: null, ataRentLamports: null, ttlSeconds: 900, confirmedAt: null, finalizedAt: null,
-    metadata: {}, refundedBy: null, refundOf: null, failureReason: null, solanaReference: null,
+    metadata: {}, refundedBy: null, refundOf: null, refunds: [], failureReason: null, solanaReference: null,
     paymentUri: 'ethereum:0x036CbD53842c5426634e7929541eC2318f3dCF7e@84532/transfer?address=0x' + '11'.repeat(20) + '&uint256=1500000',
     latePayment: null, payToken: null, payUrl: null, ...over,
   };

@@ -7,6 +7,7 @@ import { t } from 'elysia';
 import { MAX_AMOUNT_CHARS } from '../../domain/money';
 import { ERROR_CODES } from '../../domain/errors';
 import { EVENT_TYPES, INTENT_STATES } from '../../domain/intent';
+import { SIMULATE_TARGETS } from '../../../machines/judge';
 import { Payment } from '../payments/model';
 import { Amount, BaseUnits, Chain, Enum, Iso, LimitParam, Nullable } from '../schema-kit';
 
@@ -63,6 +64,7 @@ export const PaymentIntent = t.Object(
     metadata: t.Record(t.String(), t.String()),
     refundedBy: Nullable(t.String({ pattern: '^pi_[0-9A-Za-z]+$', description: 'The newest refund intent' })),
     refundOf: Nullable(t.String({ pattern: '^pi_[0-9A-Za-z]+$', description: 'On a refund: the intent it refunds' })),
+    refunds: t.Array(t.String({ pattern: '^pi_[0-9A-Za-z]+$' }), { description: 'Every refund intent of this one, oldest first; refundedBy is the newest' }),
     failureReason: Nullable(t.String({ description: 'Set when failed: insufficient_balance, revert, slippage, or what the chain said' })),
     solanaReference: Nullable(t.String({ description: 'Solana family: base58 Solana Pay reference key carried by every built transaction; null on EVM' })),
     paymentUri: t.String({ description: 'Solana Pay transfer request or EIP-681 URI: pay with no build (wallet link or QR code)' }),
@@ -146,7 +148,7 @@ export const SubmitResponse = t.Object({ intent: PaymentIntent, txSignature: t.S
 
 export const SimulateBody = t.Object(
   {
-    targetState: Enum(['confirmed', 'finalized', 'failed', 'expired', 'dropped']),
+    targetState: Enum(SIMULATE_TARGETS),
     failureReason: t.Optional(Enum(['insufficient_balance', 'revert', 'slippage'], { description: 'Default revert' })),
   },
   { ...Exact, title: 'SimulateRequest' },
