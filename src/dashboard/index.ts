@@ -19,6 +19,7 @@ import { accountBody, accountsBody, deliveriesBody, errorBox, intentBody, intent
 import { intentTimeline, PAGE_SIZE } from './queries';
 import { listDeliveries } from '../webhooks/list-deliveries';
 import { listIntents } from '../intents/list-intents';
+import { listPayments } from '../intents/list-payments';
 import { COOKIE_NAME, createSessions, readCookie, sessionCookie, SESSION_TTL_MS, type Session } from './session';
 import { payUrlOf } from '../domain/pay-url';
 import { qrSvg } from '../web/qr';
@@ -335,9 +336,10 @@ export function dashboardPlugin(d: DashboardDeps) {
       view((ctx, s) => {
         const q = ctx.query;
         const status = PAYMENT_STATUSES.find((x) => x === q.status);
-        const before = q.before && /^[0-9]{1,15}$/.test(q.before) ? Number(q.before) : undefined;
-        const rows = d.services.payments.list({ status, beforeSeq: before, limit: PAGE_SIZE + 1 });
-        const body = paymentsBody(rows.slice(0, PAGE_SIZE), rows.length > PAGE_SIZE, status);
+        const startingAfter = q.starting_after && ID_RE.test(q.starting_after) ? q.starting_after : undefined;
+        // The API's verb, as the operator: every account's payments.
+        const { payments, hasMore } = listPayments(d.services, { operator: true }, { limit: PAGE_SIZE, startingAfter, status });
+        const body = paymentsBody(payments, hasMore, status);
         return htmlResponse(200, { title: 'Payments', csrf: s.csrf, active: 'payments', body });
       }),
       hide,

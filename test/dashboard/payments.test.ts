@@ -63,6 +63,34 @@ describe('dashboard payments', () => {
     expect(bogus.text).toContain('0xaaa');
   });
 
+  it("lists every account's payments with the API's verb as the operator, paged by starting_after", async () => {
+    const other = s.account({ mode: 'live', name: 'Other shop' });
+    const db = openDb(s.dbPath);
+    const repo = createPaymentRepo(db.sqlite);
+    const newer: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const id = newId('pay');
+      newer.push(id);
+      repo.insert({
+        id, accountId: other.accountId, mode: 'live', chain: 'eip155:8453', token: 'USDC', tokenAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6,
+        from: '0x1111111111111111111111111111111111111111', to: '0x3333333333333333333333333333333333333333', detectedAt: Date.now(),
+        amountBaseUnits: 1n, txSignature: `0xnew${i}`, intentId: null, status: 'unmatched', reason: 'no_open_intent',
+      });
+    }
+    db.close();
+    const first = await get('/dashboard/payments');
+    const rows = (t: string) => [...t.matchAll(/data-payment="([^"]+)"/g)].map((m) => m[1]!);
+    expect(rows(first.text)).toEqual([...newer].reverse());
+    expect(first.text).toContain(`<code>${other.accountId}</code></a> live`);
+    const older = /href="\/dashboard\/payments\?([^"]+)">Older/.exec(first.text)![1]!.replace(/&amp;/g, '&');
+    expect(new URLSearchParams(older).get('starting_after')).toBe(newer[0]);
+    const second = await get(`/dashboard/payments?${older}`);
+    expect(second.text).toContain('0x&lt;ccc&gt;');
+    expect(second.text).toContain('0xaaa');
+    expect(rows(second.text)).toHaveLength(3);
+    expect(second.text).not.toContain('Older');
+  });
+
   it('is only for a logged-in operator', async () => {
     const anon = await get('/dashboard/payments', false);
     expect(anon.status).toBe(303);
