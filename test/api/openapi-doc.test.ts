@@ -2,6 +2,9 @@
 // strict ruleset (the engine of `redocly lint`, run in-process), named component schemas for
 // what an integrator handles, enums and formats, every /v1 error status with the envelope, no
 // inline `$id`, and the operational routes marked as needing no key.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/domain/errors';
@@ -38,6 +41,34 @@ it('lints clean: Redocly recommended-strict, zero errors and zero warnings', asy
     for (const op of Object.values<any>(methods)) expect(Object.keys(op.responses).some((c) => c.startsWith('4')), path).toBe(true);
   }
 });
+
+/** `redocly lint` itself (the CLI the issue names), offline, on a copy of the live document. */
+async function redoclyLint(source: string): Promise<{ totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string }> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'pf-redocly-'));
+  writeFileSync(join(dir, 'openapi.json'), source);
+  writeFileSync(join(dir, 'redocly.yaml'), 'extends:\n  - recommended-strict\nrules:\n  operation-4xx-response: off\n');
+  const proc = Bun.spawn(['node', join(import.meta.dirname, '../../node_modules/@redocly/cli/bin/cli.js'), 'lint', 'openapi.json', '--config', 'redocly.yaml', '--format=json'], {
+    cwd: dir,
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  await proc.exited;
+  const json = out.slice(out.indexOf('{'));
+  if (!json) throw new Error(`redocly lint printed no report:\n${err}`);
+  return JSON.parse(json);
+}
+
+it('`redocly lint` (the CLI) finds zero errors and zero warnings, and fails a broken copy', async () => {
+  const clean = await redoclyLint(text);
+  expect(clean.problems.map((p) => p.ruleId)).toEqual([]);
+  expect(clean.totals).toMatchObject({ errors: 0, warnings: 0 });
+  const broken = structuredClone(doc);
+  broken.paths['/v1/intents/{id}'].get.parameters = [];
+  const bad = await redoclyLint(JSON.stringify(broken));
+  expect(bad.totals.errors).toBeGreaterThan(0);
+}, 60_000);
 
 it('a broken document does not lint clean (the check can fail)', async () => {
   const config = await createConfig({ extends: ['recommended-strict'] } as never);
