@@ -58,12 +58,44 @@ export interface DetectionStates {
   watching: readonly IntentState[];
 }
 
+type Group = WatchedReceiver;
+const key = (g: Group) => `${g.requestor}\u0000${g.tokenAddress}`;
+const byReceiver = (a: Group, b: Group) =>
+  a.requestor < b.requestor ? -1 : a.requestor > b.requestor ? 1 : a.tokenAddress < b.tokenAddress ? -1 : a.tokenAddress > b.tokenAddress ? 1 : 0;
+
 export function createDetectionRepo(sqlite: Database, states: DetectionStates): DetectionRepo {
   const live = stateList(states.live);
-  const receivers = sqlite.prepare(
-    `SELECT requestor, token_address AS tokenAddress, MIN(created_at) AS since
-       FROM (${watched(live, 'requestor, token_address, created_at')}) GROUP BY requestor, token_address`,
+  // Live half, a skip scan of intents_live (ordered by receiver then created_at): the first entry
+  // of each receiver is its earliest live intent. Two index seeks per receiver, so the cost follows
+  // receivers, not live intents (100k live intents on one receiver: a few seeks, not 100k entries).
+  // Not a row-value range: SQLite reads `(requestor, token_address) > (?, ?)` as requestor >= ? and
+  // filters the rest, i.e. every entry of the current receiver again.
+  const liveGroup = `SELECT requestor, token_address AS tokenAddress, created_at AS since FROM intents INDEXED BY intents_live
+     WHERE state IN (${live}) AND chain = ?1`;
+  const firstLive = sqlite.prepare<Group, [string]>(`${liveGroup} ORDER BY requestor, token_address, created_at LIMIT 1`);
+  const nextTokenLive = sqlite.prepare<Group, [string, string, string]>(
+    `${liveGroup} AND requestor = ?2 AND token_address > ?3 ORDER BY token_address, created_at LIMIT 1`,
   );
+  const nextRequestorLive = sqlite.prepare<Group, [string, string]>(
+    `${liveGroup} AND requestor > ?2 ORDER BY requestor, token_address, created_at LIMIT 1`,
+  );
+  const nextLive = (chain: string, g: Group) =>
+    nextTokenLive.get(chain, g.requestor, g.tokenAddress) ?? nextRequestorLive.get(chain, g.requestor);
+  // Closed half: receivers of intents closed within the look-back (index-only, proportional to them).
+  const closedGroups = sqlite.prepare<Group, [string, number]>(
+    `SELECT requestor, token_address AS tokenAddress, MIN(created_at) AS since FROM intents INDEXED BY intents_chain_updated
+      WHERE state NOT IN (${live}) AND chain = ?1 AND updated_at >= ?2 GROUP BY requestor, token_address`,
+  );
+  const receivers = (chain: string, since: number): WatchedReceiver[] => {
+    const groups = new Map<string, Group>();
+    for (let g = firstLive.get(chain); g; g = nextLive(chain, g)) groups.set(key(g), g);
+    for (const g of closedGroups.all(chain, since)) {
+      const cur = groups.get(key(g));
+      if (!cur || g.since < cur.since) groups.set(key(g), g);
+    }
+    // The order a single GROUP BY over both halves gave (receiver, then token).
+    return [...groups.values()].sort(byReceiver);
+  };
   const references = sqlite.prepare(
     `SELECT solana_reference AS reference, requestor, token_address AS tokenAddress, created_at AS createdAt
        FROM (${watched(live, 'solana_reference, requestor, token_address, created_at')}) WHERE solana_reference IS NOT NULL`,
@@ -80,7 +112,7 @@ export function createDetectionRepo(sqlite: Database, states: DetectionStates): 
       WHERE p.chain = ? AND ((p.status = 'matched' AND i.state IN (${stateList(states.watching)})) OR p.reason = 'ambiguous')`,
   );
   return {
-    receivers: (chain, since) => receivers.all({ $chain: chain, $since: since }) as WatchedReceiver[],
+    receivers,
     references: (chain, since) => references.all({ $chain: chain, $since: since }) as WatchedReference[],
     getCursor: (chain, key) => (getCursor.get(chain, key) as { value: string } | null)?.value ?? null,
     setCursor: (chain, key, value, now) => void setCursor.run(chain, key, value, now),
