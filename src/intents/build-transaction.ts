@@ -53,11 +53,12 @@ export function resolveFulfiller(s: Services, i: StoredIntent, given: unknown): 
   return { fulfiller: f, isNew: true };
 }
 
-export async function buildTransaction(s: Services, caller: Caller, id: string, body: { fulfiller?: unknown }): Promise<BuildTransactionResult> {
+export async function buildTransaction(s: Services, caller: Caller, input: { id: string; fulfiller?: string }): Promise<BuildTransactionResult> {
+  const { id } = input;
   const cur = ownedBy(caller, s.intents.get(id), id);
   checkPayable(cur, Date.now(), (o) => s.intents.get(o));
   const network = s.chains.network(cur.chain)!;
-  const { fulfiller, isNew } = resolveFulfiller(s, cur, body.fulfiller);
+  const { fulfiller, isNew } = resolveFulfiller(s, cur, input.fulfiller);
   if (fulfiller === null) throw invalidParam('fulfiller', 'fulfiller is required: this intent has no fulfiller yet.');
   if (isNew) await s.screener.screen([{ address: fulfiller, param: 'fulfiller', family: network.family }]);
   const adapter = s.chains.adapter(network.family);

@@ -6,7 +6,7 @@ import { ownedBy } from './load-intent';
 import { inProgress } from './record-submission';
 import type { Services } from './services';
 
-export async function cancelIntent(s: Services, caller: Caller, id: string): Promise<{ intent: PaymentIntentWire }> {
+export async function cancelIntent(s: Services, caller: Caller, { id }: { id: string }): Promise<{ intent: PaymentIntentWire }> {
   ownedBy(caller, s.intents.get(id), id);
   const intent = await s.runtime.write((tx) => {
     const cur = ownedBy(caller, tx.get(id), id);

@@ -6,7 +6,7 @@ import { judge } from '../../machines/judge';
 import { ownedBy } from './load-intent';
 import type { Services } from './services';
 
-export async function markDetected(s: Services, caller: Caller, id: string): Promise<{ intent: PaymentIntentWire }> {
+export async function markDetected(s: Services, caller: Caller, { id }: { id: string }): Promise<{ intent: PaymentIntentWire }> {
   ownedBy(caller, s.intents.get(id), id);
   const intent = await s.runtime.write((tx) => {
     const cur = ownedBy(caller, tx.get(id), id);

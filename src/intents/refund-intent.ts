@@ -57,7 +57,7 @@ function checkRefundable(i: StoredIntent, get: (id: string) => StoredIntent | nu
   }
 }
 
-export async function refundIntent(s: Services, caller: Caller, id: string): Promise<{ intent: PaymentIntentWire }> {
+export async function refundIntent(s: Services, caller: Caller, { id }: { id: string }): Promise<{ intent: PaymentIntentWire }> {
   requirePro(caller, 'refunds');
   const original = ownedBy(caller, s.intents.get(id), id);
   checkRefundable(original, (r) => s.intents.get(r));

@@ -13,11 +13,10 @@ import type { Services } from './services';
 export async function submitByTxSignature(
   s: Services,
   caller: Caller,
-  id: string,
-  given: unknown,
-  givenFulfiller: unknown,
+  input: { id: string; txSignature: string; fulfiller?: string },
 ): Promise<SubmitTransactionResult> {
-  if (typeof given !== 'string' || given.length === 0 || given.length > 128) {
+  const { id, txSignature: given, fulfiller: givenFulfiller } = input;
+  if (given.length === 0 || given.length > 128) {
     throw invalidParam('txSignature', 'txSignature must be a Solana signature (base58) or an EVM transaction hash (0x + 64 hex).');
   }
   const cur = ownedBy(caller, s.intents.get(id), id);

@@ -22,18 +22,22 @@ function definitelyNotSent(e: unknown): boolean {
   return e instanceof AppError && e.code === 'transaction.rejected';
 }
 
-export async function submitTransaction(
-  s: Services,
-  caller: Caller,
-  id: string,
-  body: { signedTransaction?: unknown; txSignature?: unknown; fulfiller?: unknown },
-): Promise<SubmitTransactionResult> {
+/** Exactly one of signedTransaction (PayForge broadcasts) or txSignature (the wallet already sent it). */
+export interface SubmitTransactionInput {
+  id: string;
+  signedTransaction?: string;
+  txSignature?: string;
+  fulfiller?: string;
+}
+
+export async function submitTransaction(s: Services, caller: Caller, input: SubmitTransactionInput): Promise<SubmitTransactionResult> {
+  const { id, ...body } = input;
   if ((body.signedTransaction === undefined) === (body.txSignature === undefined)) {
     throw invalidParam('txSignature', 'Give exactly one of signedTransaction (the signed bytes) or txSignature (the id of a sent transaction).');
   }
-  if (body.txSignature !== undefined) return submitByTxSignature(s, caller, id, body.txSignature, body.fulfiller);
+  if (body.txSignature !== undefined) return submitByTxSignature(s, caller, { id, txSignature: body.txSignature, fulfiller: body.fulfiller });
   const raw = body.signedTransaction;
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length % 4 !== 0 || !BASE64_RE.test(raw)) {
+  if (raw === undefined || raw.length === 0 || raw.length % 4 !== 0 || !BASE64_RE.test(raw)) {
     throw invalidParam('signedTransaction', 'signedTransaction must be the base64-encoded signed transaction.');
   }
   const cur = ownedBy(caller, s.intents.get(id), id);

@@ -7,13 +7,18 @@ import { ownedBy } from './load-intent';
 import type { Services } from './services';
 import { checkMetadata, checkReference } from './validate-intent-fields';
 
-const UPDATABLE = new Set(['updatedAt', 'reference', 'metadata']);
+/** The intent and the body as the edge's schema admits it (exact: only these keys). */
+export interface UpdateIntentInput {
+  id: string;
+  updatedAt: string;
+  /** Present = set (null clears); absent = unchanged. */
+  reference?: string | null;
+  metadata?: Record<string, string>;
+}
 
-export async function updateIntent(s: Services, caller: Caller, id: string, body: Record<string, unknown>): Promise<{ intent: PaymentIntentWire }> {
-  for (const k of Object.keys(body)) {
-    if (!UPDATABLE.has(k)) throw invalidParam(k, `${k} cannot be updated (only reference and metadata).`);
-  }
-  if (typeof body.updatedAt !== 'string' || Number.isNaN(Date.parse(body.updatedAt))) {
+export async function updateIntent(s: Services, caller: Caller, input: UpdateIntentInput): Promise<{ intent: PaymentIntentWire }> {
+  const { id, ...body } = input;
+  if (Number.isNaN(Date.parse(body.updatedAt))) {
     throw invalidParam('updatedAt', 'updatedAt is required: the intent\'s current updatedAt (ISO 8601).');
   }
   const expected = Date.parse(body.updatedAt);

@@ -75,12 +75,12 @@ export function payPlugin(d: PayDeps) {
     }, { detail: { hide: true } })
     .post('/pay/:token/build', async ({ params, body }) => {
       const i = must(params.token);
-      const r = await buildTransaction(d.services, ownerOf(i), i.id, { fulfiller: body.fulfiller });
+      const r = await buildTransaction(d.services, ownerOf(i), { id: i.id, fulfiller: body.fulfiller });
       return { transaction: r.transaction };
     }, { body: t.Object({ fulfiller: t.String({ maxLength: 64 }) }, { additionalProperties: false }), detail: { hide: true } })
     .post('/pay/:token/submit', async ({ params, body }) => {
       const i = must(params.token);
-      await submitTransaction(d.services, ownerOf(i), i.id, body);
+      await submitTransaction(d.services, ownerOf(i), { id: i.id, ...body });
       return { status: payStatus(must(params.token) as PayIntent) };
     }, {
       body: t.Object(

@@ -41,7 +41,7 @@ export function solanaPayRoutes(k: PayRouteKit) {
     .post('/pay/:token/solana-pay', async ({ params, body }) => {
       const i = k.must(params.token);
       if (!i.chain.startsWith('solana:')) throw new AppError('intent.not_found', 'No Solana payment for this link.');
-      const r = await buildTransaction(k.services, k.ownerOf(i), i.id, { fulfiller: body.account });
+      const r = await buildTransaction(k.services, k.ownerOf(i), { id: i.id, fulfiller: body.account });
       return {
         transaction: unsignedWireTransaction(r.transaction.blob),
         message: `Pay ${r.intent.amount} ${r.intent.token} to ${k.merchantName(i.accountId)}`,

@@ -150,7 +150,7 @@ describe('a second runtime on the same database file, with stale memory', () => 
     expect(await b.core.runtime.write((tx) => tx.apply(tx.get(i.id)!, { type: 'EXPIRE', at: tx.now }, 'ignore'))).toBeNull();
     // B's cancel verb: 409 intent.invalid_state naming the row's state.
     const caller = { accountId: finalized.accountId, mode: finalized.mode, keyId: 'key_test', plan: 'pro' } as never;
-    await expect(cancelIntent(b.core.services, caller, i.id)).rejects.toMatchObject({
+    await expect(cancelIntent(b.core.services, caller, { id: i.id })).rejects.toMatchObject({
       code: 'intent.invalid_state',
       details: { intent_id: i.id, current_state: 'finalized' },
     });

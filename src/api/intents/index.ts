@@ -33,14 +33,11 @@ export function intentRoutes(d: ApiDeps) {
     .post(
       '/v1/intents',
       async ({ headers, body, set, request }) => {
-        const r = await createIntent(s, {
-          caller: d.caller(request),
-          body: body as Record<string, unknown>,
-          idempotencyKeyHeader: headers['idempotency-key'] ?? null,
-        });
+        const r = await createIntent(s, d.caller(request), { body, idempotencyKeyHeader: headers['idempotency-key'] ?? null });
+        // Status is the edge's: create is 201, a replay too (with the header that says so).
         set.status = 201;
         if (r.replayed) set.headers['idempotent-replayed'] = 'true';
-        return r.body;
+        return { intent: r.intent };
       },
       { body: CreateIntentBody, parse: 'json', response: { 201: IntentResponse, ...errorResponses(400, 409, 413, 415, 422, 503) }, detail: { tags, operationId: 'createIntent', summary: 'Create a payment intent', parameters: [IDEMPOTENCY_KEY] } },
     )
@@ -55,28 +52,28 @@ export function intentRoutes(d: ApiDeps) {
         }),
       { query: ListIntentsQuery, response: { 200: ListIntentsResponse, ...errorResponses(400) }, detail: { tags, operationId: 'listIntents', summary: 'List intents, newest first' } },
     )
-    .get('/v1/intents/:id', ({ request, params }) => getIntent(s, d.caller(request), params.id), {
+    .get('/v1/intents/:id', ({ request, params }) => getIntent(s, d.caller(request), { id: params.id }), {
       params: IdParams, response: { 200: IntentResponse, ...errorResponses(404) }, detail: { tags, operationId: 'getIntent', summary: 'Retrieve an intent' },
     })
     .patch(
       '/v1/intents/:id',
-      ({ request, params, body }) => updateIntent(s, d.caller(request), params.id, body as Record<string, unknown>),
+      ({ request, params, body }) => updateIntent(s, d.caller(request), { id: params.id, ...body }),
       { params: IdParams, body: UpdateIntentBody, parse: 'json', response: { 200: IntentResponse, ...errorResponses(400, 404, 409, 413, 415) }, detail: { tags, operationId: 'updateIntent', summary: 'Update reference or metadata (optimistic concurrency on updatedAt)' } },
     )
-    .post('/v1/intents/:id/cancel', ({ request, params }) => cancelIntent(s, d.caller(request), params.id), {
+    .post('/v1/intents/:id/cancel', ({ request, params }) => cancelIntent(s, d.caller(request), { id: params.id }), {
       params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 404, 409) }, detail: { tags, operationId: 'cancelIntent', summary: 'Cancel an intent in created' },
     })
     .post(
       '/v1/intents/:id/build',
-      ({ request, params, body }) => buildTransaction(s, d.caller(request), params.id, body ?? {}),
+      ({ request, params, body }) => buildTransaction(s, d.caller(request), { id: params.id, ...body }),
       { params: IdParams, body: BuildBody, parse: 'json', response: { 200: BuildResponse, ...errorResponses(400, 404, 409, 413, 415, 422, 503) }, detail: { tags, operationId: 'buildTransaction', summary: 'Build the unsigned transaction for the fulfiller' } },
     )
     .post(
       '/v1/intents/:id/submit',
-      ({ request, params, body }) => submitTransaction(s, d.caller(request), params.id, body),
+      ({ request, params, body }) => submitTransaction(s, d.caller(request), { id: params.id, ...body }),
       { params: IdParams, body: SubmitBody, parse: 'json', response: { 200: SubmitResponse, ...errorResponses(400, 404, 409, 413, 415, 422, 503) }, detail: { tags, operationId: 'submitTransaction', summary: 'Submit the signed transaction; broadcast; pending' } },
     )
-    .post('/v1/intents/:id/detected', ({ request, params }) => markDetected(s, d.caller(request), params.id), {
+    .post('/v1/intents/:id/detected', ({ request, params }) => markDetected(s, d.caller(request), { id: params.id }), {
       params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 404, 409) }, detail: {
         tags,
         operationId: 'markDetected',
@@ -85,7 +82,7 @@ export function intentRoutes(d: ApiDeps) {
           'The fulfiller (or your app on its behalf) reports that it has seen the payment arrive (often before the chain confirms it). The first call sets `detectedAt` and emits `intent.detected`; later calls change nothing. Allowed in created, pending, dropped, confirmed and finalized; 409 `intent.invalid_state` otherwise. It does not move the state: confirmation still comes from the chain.',
       },
     })
-    .post('/v1/intents/:id/refund', ({ request, params }) => refundIntent(s, d.caller(request), params.id), {
+    .post('/v1/intents/:id/refund', ({ request, params }) => refundIntent(s, d.caller(request), { id: params.id }), {
       params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 200: IntentResponse, ...errorResponses(400, 402, 404, 409, 422, 503) }, detail: { tags, operationId: 'refundIntent', summary: 'Create a linked refund intent (pro plan)' },
     });
 }

@@ -22,7 +22,7 @@ export function paymentRoutes(d: ApiDeps) {
         detail: { tags, operationId: 'listPayments', summary: 'Transfers found on chain (matched, late, unmatched), newest first' },
       },
     )
-    .get('/v1/payments/:id', ({ request, params }) => getPayment(s, d.caller(request), params.id), {
+    .get('/v1/payments/:id', ({ request, params }) => getPayment(s, d.caller(request), { id: params.id }), {
       params: IdParams,
       response: { 200: PaymentResponse, ...errorResponses(404) },
       detail: { tags, operationId: 'getPayment', summary: 'Retrieve a payment' },

@@ -7,7 +7,7 @@ import { errorResponses, IdParams, IntentResponse, SimulateBody } from '../inten
 export function testRoutes(d: ApiDeps) {
   return new Elysia({ name: 'api.test' }).post(
     '/v1/test/intents/:id/simulate',
-    ({ request, params, body }) => simulateTransition(d.services, d.caller(request), params.id, body),
+    ({ request, params, body }) => simulateTransition(d.services, d.caller(request), { id: params.id, ...body }),
     { params: IdParams, body: SimulateBody, parse: 'json', response: { 200: IntentResponse, ...errorResponses(400, 403, 404, 409, 413, 415, 422) }, detail: { tags: ['Test mode'], operationId: 'simulateTransition', summary: 'Force a lifecycle transition (test keys only)' } },
   );
 }
