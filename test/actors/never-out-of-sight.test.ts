@@ -3,33 +3,12 @@
 // lands, it drives the intent when still payable (dropped), otherwise it becomes a late payment;
 // across a restart too. A real core (real SQLite, migrations, matcher, payments ledger) with a
 // scripted watcher, which reports only what it is asked to follow.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Core } from '../../src/compose';
-import { tempDb, type TempDb } from '../support/db';
-import { eventTypesOf, pendingIntent, scriptedCore, until, type ScriptedWatcher } from '../support/core';
+import { eventTypesOf, pendingIntent, scriptedCores, until } from '../support/core';
 
-let dbs: TempDb[] = [];
-let cores: Core[] = [];
-afterEach(async () => {
-  for (const c of cores) await c.stop();
-  for (const d of dbs) d.dispose();
-  cores = [];
-  dbs = [];
-});
-
-function start(path?: string): { core: Core; watcher: ScriptedWatcher; path: string } {
-  let p = path;
-  if (!p) {
-    const d = tempDb();
-    d.db.close();
-    dbs.push(d);
-    p = d.path;
-  }
-  const { core, watcher } = scriptedCore(p);
-  cores.push(core);
-  core.boot();
-  return { core, watcher, path: p };
-}
+// Booted as serve boots it (runtime, chain watch, the look-back follows), without HTTP.
+const { start, stopped } = scriptedCores((core) => core.boot());
 
 const row = (core: Core, id: string) => core.services.intents.get(id)!;
 const paymentsOf = (core: Core, txSignature: string) => {
@@ -85,7 +64,7 @@ describe('a closed intent keeps its recorded transaction in sight', () => {
     first.watcher.say(i.id, 'dropped');
     await until(() => row(first.core, i.id).state === 'expired', 'expired');
     await first.core.stop();
-    cores = cores.filter((c) => c !== first.core);
+    stopped(first.core);
 
     const second = start(first.path);
     await until(() => second.watcher.watched.get(i.id)?.txSignature === i.txSignature, 'followed after the restart');
@@ -110,7 +89,7 @@ describe('a closed intent keeps its recorded transaction in sight', () => {
     expect(watcher.watched.has(i.id)).toBe(true);
     console.log('before stop', row(core, i.id).updatedAt); // its follow keeps the look-back it was given...
     await core.stop();
-    cores = cores.filter((c) => c !== core);
+    stopped(core);
     const again = start(core.config.db);
     // ...and after a restart, the row says it closed more than a look-back ago: not followed.
     expect(again.watcher.watched.has(i.id)).toBe(false);

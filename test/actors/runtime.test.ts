@@ -3,36 +3,15 @@
 // write beside a watched intent, a deadline racing a chain report in a batch that fails, and a
 // second runtime on the same file whose memory is stale. Each fails on a runtime that keeps
 // long-lived actors: eviction on rollback unwatched the intent, and the stale actor decided.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Core } from '../../src/compose';
 import { cancelIntent } from '../../src/intents/cancel-intent';
 import { failThisCommit } from '../../src/store/faults';
 import { openDb } from '../../src/store/db';
-import { tempDb, type TempDb } from '../support/db';
-import { eventTypesOf, pendingIntent, scriptedCore, until, type ScriptedWatcher } from '../support/core';
+import { eventTypesOf, pendingIntent, scriptedCores, until } from '../support/core';
 
-let dbs: TempDb[] = [];
-let cores: Core[] = [];
-afterEach(async () => {
-  for (const c of cores) await c.stop();
-  for (const d of dbs) d.dispose();
-  cores = [];
-  dbs = [];
-});
-
-function start(path?: string): { core: Core; watcher: ScriptedWatcher; path: string } {
-  let p = path;
-  if (!p) {
-    const d = tempDb();
-    d.db.close();
-    dbs.push(d);
-    p = d.path;
-  }
-  const { core, watcher } = scriptedCore(p);
-  cores.push(core);
-  core.runtime.rehydrateLive();
-  return { core, watcher, path: p };
-}
+// The runtime rehydrated, no detectors or dispatcher: each test drives the chain reports itself.
+const { start } = scriptedCores((core) => core.runtime.rehydrateLive());
 
 /** Queue a write in the current batch whose COMMIT then fails, taking every write of the batch with it. */
 const failTheBatch = (core: Core) => core.runtime.write(() => failThisCommit(core.db.sqlite)).catch(() => 'commit failed');

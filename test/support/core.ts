@@ -8,7 +8,8 @@ import { createEvmAdapter } from '../../src/chains/evm/adapter';
 import type { ChainObservation, WatchItem } from '../../src/chains/types';
 import type { Tx } from '../../src/actors/runtime';
 import type { StoredIntent } from '../../src/store/intents';
-import { storedIntent } from './db';
+import { afterEach } from 'vitest';
+import { storedIntent, tempDb, type TempDb } from './db';
 
 export const CHAIN = 'eip155:84532';
 
@@ -108,4 +109,39 @@ export async function until<T>(check: () => T | null | undefined | false, what: 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Scripted cores on temp database files for one test file: `start()` opens one (on a new file,
+ * or on `path` to restart on the same one) and `begin` brings it up; every core still running is
+ * stopped, and every file removed, after each test. `stopped(core)` is for a test that stops one
+ * itself (a restart).
+ */
+export function scriptedCores(begin: (core: Core) => void) {
+  let dbs: TempDb[] = [];
+  let cores: Core[] = [];
+  afterEach(async () => {
+    for (const c of cores) await c.stop();
+    for (const d of dbs) d.dispose();
+    cores = [];
+    dbs = [];
+  });
+  return {
+    start(path?: string): { core: Core; watcher: ScriptedWatcher; path: string } {
+      let p = path;
+      if (!p) {
+        const d = tempDb();
+        d.db.close();
+        dbs.push(d);
+        p = d.path;
+      }
+      const { core, watcher } = scriptedCore(p);
+      cores.push(core);
+      begin(core);
+      return { core, watcher, path: p };
+    },
+    stopped(core: Core): void {
+      cores = cores.filter((c) => c !== core);
+    },
+  };
 }
