@@ -16,7 +16,7 @@ import { MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../mac
 import { hasTag, invalidState } from '../../machines/judge';
 import { createDeadlines, type Deadlines } from './deadlines';
 import { createInspectMirror, type CommittedMove } from './inspect-mirror';
-import { forget, initialStep, step, type Step } from './step';
+import { forget, initialSnapshotJson, step, type Step } from './step';
 
 export interface RuntimeDeps {
   committer: GroupCommitter;
@@ -146,8 +146,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         now: 0,
         get: (id) => touched.get(id) ?? deps.intents.get(id),
         insert(fields) {
-          const s = initialStep(fields.id, fields.chain);
-          const row: StoredIntent = { ...fields, state: 'created', snapshot: s.json, machineVersion: MACHINE_VERSION };
+          const row: StoredIntent = { ...fields, state: 'created', snapshot: initialSnapshotJson(fields.id, fields.chain), machineVersion: MACHINE_VERSION };
           touched.set(row.id, row);
           deps.intents.insert(row);
           if (mirror) moves.push({ id: row.id, chain: row.chain, before: null, event: null, after: row.snapshot, ended: false });
