@@ -21,6 +21,7 @@ import { recordLandedAfterClose } from './intents/record-landed-after-close';
 import type { Services, SubmitFaults } from './intents/services';
 import { createScreener } from './screening/screener';
 import { createRepos } from './store/repos';
+import { webhookServices } from './webhooks/services';
 import { getPublicUrl, setPublicUrl } from './domain/pay-url';
 import { registerAccountNames } from './domain/account-names';
 import { payPlugin } from './pay/index';
@@ -106,6 +107,8 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   const callers = new WeakMap<Request, Caller>();
   // What the web surfaces are handed instead of the raw Db: one repository per aggregate.
   const repos = createRepos(db);
+  // The webhook verbs' services, the same for the API and the dashboard.
+  const webhooks = webhookServices(repos, config);
   // Key use is remembered in memory and flushed every 30 s: `keys list` shows lastUsedAt
   // without a durable write on every request's path.
   const keyUses = new Map<string, number>();
@@ -136,7 +139,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     .use(
       apiPlugin({
         services,
-        repos,
+        webhooks,
         // Every authenticated request takes a rate token here, before its body is parsed or
         // validated: malformed requests count against the key exactly like valid ones.
         checkKey(request) {
@@ -159,7 +162,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
         log,
       }),
     )
-    .use(dashboardPlugin({ services, repos, beforeStop: (fn) => void stopHooks.push(fn), wakeDispatcher: () => dispatcher.wake(), log }))
+    .use(dashboardPlugin({ services, repos, webhooks, beforeStop: (fn) => void stopHooks.push(fn), wakeDispatcher: () => dispatcher.wake(), log }))
     .use(
       payPlugin({
         services,

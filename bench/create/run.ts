@@ -16,6 +16,7 @@ import { env } from '../support/env';
 import { machine } from '../support/machine';
 import { writeResults } from '../support/results-md';
 import { createRepos } from '../../src/store/repos';
+import { webhookServices } from '../../src/webhooks/services';
 
 const SECONDS = env('BENCH_SECONDS', 10);
 const WARMUP = env('BENCH_WARMUP_SECONDS', 3);
@@ -122,7 +123,7 @@ async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: 
   const server = await startServer(config, { bootstrap: true });
   try {
     const side = openDb(db);
-    await setEndpoint(createRepos(side), config, { accountId: server.bootstrapAccount!, mode: 'test', url: `http://127.0.0.1:${receiverPort}/hook` });
+    await setEndpoint(webhookServices(createRepos(side), config), { accountId: server.bootstrapAccount!, mode: 'test' }, { url: `http://127.0.0.1:${receiverPort}/hook` });
     const t: Target = { url: server.url, path: '/v1/intents', auth: `Bearer ${server.bootstrapKey}`, expect: 201 };
     const warm = await load(t, WARMUP);
     if (errors(warm) > 0) throw new Error(`warm-up errors: ${errors(warm)} (${warm.sample})`);

@@ -2,12 +2,12 @@
 // what they need and call a verb; Elysia's context never goes further than the route file.
 import type { Caller } from '../domain/caller';
 import type { Services } from '../intents/services';
-import type { Repos } from '../store/repos';
+import type { WebhookServices } from '../webhooks/services';
 
 export interface ApiDeps {
   services: Services;
-  /** The repositories the webhook and event routes read (never the raw database). */
-  repos: Pick<Repos, 'deliveries' | 'events'>;
+  /** What the webhook and event verbs are handed (repositories, never the raw database). */
+  webhooks: WebhookServices;
   /** The request's caller, as checkKey resolved it. */
   caller(request: Request): Caller;
   /**

@@ -6,6 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { queueReplay } from '../store/event-replay';
 import { getEndpoint, restoreEndpoint } from '../store/webhook-endpoints';
+import { webhookServices } from '../webhooks/services';
 import { setEndpoint } from '../webhooks/set-endpoint';
 import { pfSignature } from '../webhooks/sign';
 import { accountOf, configFrom, parse, print, UsageError } from './common';
@@ -86,7 +87,7 @@ export async function listen(argv: string[]): Promise<void> {
   });
   const url = `http://127.0.0.1:${server.port}/`;
   try {
-    secret = (await setEndpoint(createRepos(db), config, { accountId, mode: 'test', url })).secret;
+    secret = (await setEndpoint(webhookServices(createRepos(db), config), { accountId, mode: 'test' }, { url })).secret;
   } catch (e) {
     await server.stop(true);
     db.close();

@@ -1,6 +1,7 @@
 // `payforge webhooks rotate-secret --account --mode`: prints {secret}; the old one keeps
 // signing for webhooks.rotationOverlapSeconds.
 import { rotateSecret } from '../webhooks/rotate-secret';
+import { webhookServices } from '../webhooks/services';
 import { accountOf, configFrom, oneOf, parse, print, required, withDb } from './common';
 import { createRepos } from '../store/repos';
 
@@ -8,6 +9,6 @@ export async function webhooksRotateSecret(argv: string[]): Promise<void> {
   const { values } = parse(argv, { account: { type: 'string' }, mode: { type: 'string' } });
   const mode = oneOf(required(values, 'mode'), 'mode', ['test', 'live'] as const);
   const config = configFrom(values);
-  const { secret } = await withDb(config, (db) => rotateSecret(createRepos(db), config, { accountId: accountOf(db, values), mode }));
+  const { secret } = await withDb(config, (db) => rotateSecret(webhookServices(createRepos(db), config), { accountId: accountOf(db, values), mode }));
   print({ secret });
 }

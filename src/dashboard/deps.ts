@@ -3,11 +3,14 @@
 import type { Services } from '../intents/services';
 import type { Log } from '../log';
 import type { Repos } from '../store/repos';
+import type { WebhookServices } from '../webhooks/services';
 
 export interface DashboardDeps {
   services: Services;
   /** The store's repositories, never the raw database. */
   repos: Repos;
+  /** What the webhook verbs are handed: the same as the API's. */
+  webhooks: WebhookServices;
   /**
    * Run `fn` when the server starts to stop, before it waits for open responses: the live
    * streams end there, or a graceful stop never would.

@@ -231,7 +231,7 @@ export function dashboardPlugin(d: DashboardDeps) {
         if (!isMode(mode)) return notFound('such mode', s);
         if (!ID_RE.test(id) || !d.repos.accounts.get(id)) return notFound('such account', s);
         try {
-          await setEndpoint(d.repos, d.services.config, { accountId: id, mode, url: field(ctx.body, 'url').trim() });
+          await setEndpoint(d.webhooks, { accountId: id, mode }, { url: field(ctx.body, 'url').trim() });
         } catch (e) {
           if (e instanceof AppError) return accountPage(s, id, HTTP_STATUS[e.code] ?? 400, { error: `${mode} endpoint: ${e.message}` });
           throw e;
@@ -260,7 +260,7 @@ export function dashboardPlugin(d: DashboardDeps) {
         if (!isMode(mode)) return notFound('such mode', s);
         if (!ID_RE.test(id) || !d.repos.accounts.get(id)) return notFound('such account', s);
         if (!d.repos.endpoints.get(id, mode)) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set; set one first.` });
-        rotateSecret(d.repos, d.services.config, { accountId: id, mode });
+        rotateSecret(d.webhooks, { accountId: id, mode });
         return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=rotated`);
       }),
       hide,
@@ -357,7 +357,7 @@ export function dashboardPlugin(d: DashboardDeps) {
         if (!owner) return notFound('such delivery', s);
         try {
           // The operator may replay any account's delivery: the pro-plan gate is the API's.
-          retryDelivery(d.repos, { accountId: owner.accountId, mode: owner.mode, deliveryId: id });
+          retryDelivery(d.webhooks, owner, { id });
         } catch (e) {
           if (e instanceof AppError) return deliveriesPage(ctx, s, HTTP_STATUS[e.code] ?? 400, e.message);
           throw e;
@@ -374,7 +374,7 @@ export function dashboardPlugin(d: DashboardDeps) {
     const accountId = q.account && ID_RE.test(q.account) ? q.account : undefined;
     const startingAfter = q.starting_after && ID_RE.test(q.starting_after) ? q.starting_after : undefined;
     // The API's verb, as the operator: every account's deliveries, or the one picked.
-    const { deliveries, hasMore } = listDeliveries(d.repos, { operator: true, accountId, status: st, limit: PAGE_SIZE, startingAfter });
+    const { deliveries, hasMore } = listDeliveries(d.webhooks, { operator: true, accountId }, { status: st, limit: PAGE_SIZE, startingAfter });
     const body: Safe = deliveriesBody(deliveries, hasMore, { status: st, accountId }, s.csrf, q.done, error);
     return htmlResponse(status, { title: 'Webhook deliveries', csrf: s.csrf, active: 'deliveries', body });
   }

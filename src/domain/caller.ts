@@ -7,3 +7,14 @@ export interface Caller {
   plan: 'free' | 'pro';
   keyId: string;
 }
+
+/** Whose objects a webhook verb acts on: an API caller's account and mode, or the ones the
+ * operator (dashboard, CLI) picked. A Caller is one. */
+export type Owner = Pick<Caller, 'accountId' | 'mode'>;
+
+/** The operator (the dashboard's admin): every account, or the one account and mode it picked. */
+export interface Operator {
+  operator: true;
+  accountId?: string;
+  mode?: Mode;
+}

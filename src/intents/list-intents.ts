@@ -1,9 +1,9 @@
 // List intents newest first, Stripe-style cursor: starting_after an intent id. An API caller sees
 // its own account and mode; the operator (the dashboard) sees every account's, narrowed by the
 // account and mode it picked. One verb for both surfaces, so both page and filter alike.
-import type { Caller } from '../domain/caller';
+import type { Caller, Operator } from '../domain/caller';
 import { invalidParam } from '../domain/errors';
-import { INTENT_STATES, toWire, type IntentState, type Mode, type PaymentIntentWire } from '../domain/intent';
+import { INTENT_STATES, toWire, type IntentState, type PaymentIntentWire } from '../domain/intent';
 import type { Services } from './services';
 
 export interface ListIntentsInput {
@@ -11,13 +11,6 @@ export interface ListIntentsInput {
   startingAfter?: string;
   state?: string;
   reference?: string;
-}
-
-/** The operator (the dashboard's admin): every account, or the one account and mode it picked. */
-export interface Operator {
-  operator: true;
-  accountId?: string;
-  mode?: Mode;
 }
 
 /** What the operator sees of an intent: the wire object and whose it is. */

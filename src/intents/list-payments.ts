@@ -1,10 +1,9 @@
 // GET /v1/payments: the caller's ledger of transfers found on chain, newest first, cursor
 // starting_after (a payment id), optional status filter (contract section 11). The operator (the
 // dashboard) lists every account's with the same verb.
-import type { Caller } from '../domain/caller';
+import type { Caller, Operator } from '../domain/caller';
 import { invalidParam } from '../domain/errors';
 import { PAYMENT_STATUSES, toPaymentWire, type PaymentStatus, type PaymentWire } from '../domain/payment';
-import type { Operator } from './list-intents';
 import type { Services } from './services';
 
 export interface ListPaymentsInput {

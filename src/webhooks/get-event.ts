@@ -1,17 +1,12 @@
 // GET /v1/events/{id}: one event's envelope, scoped to the key's account and mode.
+import type { Owner } from '../domain/caller';
 import { AppError } from '../domain/errors';
-import type { EventEnvelope, Mode } from '../domain/intent';
-import type { Repos } from '../store/repos';
+import type { EventEnvelope } from '../domain/intent';
+import type { WebhookServices } from './services';
 
-export interface GetEventInput {
-  accountId: string;
-  mode: Mode;
-  eventId: string;
-}
-
-export function getEvent(repos: Pick<Repos, 'events'>, input: GetEventInput): EventEnvelope {
-  const payload = repos.events.payload(input.eventId, input.accountId, input.mode);
+export function getEvent(s: WebhookServices, owner: Owner, { id }: { id: string }): EventEnvelope {
+  const payload = s.events.payload(id, owner.accountId, owner.mode);
   // Another account's event answers exactly like a missing one (never reveal it exists).
-  if (payload === null) throw new AppError('event.not_found', `No event ${input.eventId}`, { details: { event_id: input.eventId } });
+  if (payload === null) throw new AppError('event.not_found', `No event ${id}`, { details: { event_id: id } });
   return JSON.parse(payload) as EventEnvelope;
 }

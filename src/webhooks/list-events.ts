@@ -1,12 +1,11 @@
 // GET /v1/events: the account's events in one mode, newest first, cursor `starting_after`
 // (an event id, as Stripe). Each is the exact envelope that was (or will be) delivered.
+import type { Owner } from '../domain/caller';
 import { AppError } from '../domain/errors';
-import type { EventEnvelope, Mode } from '../domain/intent';
-import type { Repos } from '../store/repos';
+import type { EventEnvelope } from '../domain/intent';
+import type { WebhookServices } from './services';
 
 export interface ListEventsInput {
-  accountId: string;
-  mode: Mode;
   /** Validated by the API: 1..100. */
   limit: number;
   startingAfter?: string;
@@ -17,10 +16,10 @@ export interface ListEventsResult {
   hasMore: boolean;
 }
 
-export function listEvents(repos: Pick<Repos, 'events'>, input: ListEventsInput): ListEventsResult {
+export function listEvents(s: WebhookServices, owner: Owner, input: ListEventsInput): ListEventsResult {
   let before = Number.MAX_SAFE_INTEGER;
   if (input.startingAfter !== undefined) {
-    const cursor = repos.events.seqOf(input.startingAfter, input.accountId, input.mode);
+    const cursor = s.events.seqOf(input.startingAfter, owner.accountId, owner.mode);
     if (cursor === null)
       throw new AppError('request.invalid_param', `starting_after ${input.startingAfter} is not an event of this account`, {
         param: 'starting_after',
@@ -28,7 +27,7 @@ export function listEvents(repos: Pick<Repos, 'events'>, input: ListEventsInput)
     before = cursor;
   }
   // One row more than asked tells whether another page exists.
-  const rows = repos.events.listPayloads(input.accountId, input.mode, before, input.limit + 1);
+  const rows = s.events.listPayloads(owner.accountId, owner.mode, before, input.limit + 1);
   const hasMore = rows.length > input.limit;
   return { events: rows.slice(0, input.limit).map((p) => JSON.parse(p) as EventEnvelope), hasMore };
 }

@@ -1,24 +1,19 @@
 // `webhooks rotate-secret`: a new secret for an account's endpoint. The previous one keeps
 // signing (second entry of webhook-signature) for webhooks.rotationOverlapSeconds so receivers
 // can switch without dropping deliveries; X-PF-Signature uses the new one at once.
-import type { Config } from '../config.types';
+import type { Owner } from '../domain/caller';
 import { AppError } from '../domain/errors';
-import type { Mode } from '../domain/intent';
-import type { Repos } from '../store/repos';
+import type { WebhookServices } from './services';
 import { newSecret } from './sign';
 
-export interface RotateSecretInput {
-  accountId: string;
-  mode: Mode;
-}
-
-export function rotateSecret(repos: Pick<Repos, 'accounts' | 'endpoints'>, cfg: Config, input: RotateSecretInput, deps: { now?: () => number } = {}): { secret: string } {
-  if (!repos.accounts.get(input.accountId))
-    throw new AppError('account.not_found', `No account ${input.accountId}`, { param: 'account' });
-  const now = (deps.now ?? Date.now)();
+/** No input beyond whose endpoint: the secret is always a fresh random one. */
+export function rotateSecret(s: WebhookServices, owner: Owner): { secret: string } {
+  const { accountId, mode } = owner;
+  if (!s.accounts.get(accountId)) throw new AppError('account.not_found', `No account ${accountId}`, { param: 'account' });
+  const now = (s.now ?? Date.now)();
   const secret = newSecret();
-  const previousExpiresAt = now + cfg.webhooks.rotationOverlapSeconds * 1000;
-  if (!repos.endpoints.rotateSecret({ accountId: input.accountId, mode: input.mode, secret, previousExpiresAt, now }))
-    throw new AppError('webhook.not_found', `No ${input.mode} webhook endpoint for account ${input.accountId}; set one first`);
+  const previousExpiresAt = now + s.config.webhooks.rotationOverlapSeconds * 1000;
+  if (!s.endpoints.rotateSecret({ accountId, mode, secret, previousExpiresAt, now }))
+    throw new AppError('webhook.not_found', `No ${mode} webhook endpoint for account ${accountId}; set one first`);
   return { secret };
 }

@@ -8,6 +8,7 @@ import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import { BASE_SEPOLIA, client, EVM_ADDR2, intentBody, SOL_ADDR, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
 import { eventsOf, eventTypes, expectError } from '../support/api';
 import { createRepos } from '../../src/store/repos';
+import { webhookServices } from '../../src/webhooks/services';
 
 let s: TestServer;
 let admin: Db;
@@ -339,7 +340,7 @@ describe('webhooks and events', () => {
   it('200 delivery list, 202 retry (a new delivery of the same event), 404 for unknown deliveries', async () => {
     const a = s.account({ plan: 'pro' });
     const wapi = s.api(a.key);
-    await setEndpoint(createRepos(admin), s.config, { accountId: a.accountId, mode: 'test', url: 'http://localhost:9/hook' });
+    await setEndpoint(webhookServices(createRepos(admin), s.config), { accountId: a.accountId, mode: 'test' }, { url: 'http://localhost:9/hook' });
     const i = await create({}, wapi);
     const list = await wapi.get('/v1/webhooks');
     expect(list.status).toBe(200);

@@ -13,6 +13,7 @@ import { createApiKey } from '../../src/store/api-keys';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import type { Mode } from '../../src/domain/intent';
 import { createRepos } from '../../src/store/repos';
+import { webhookServices } from '../../src/webhooks/services';
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
 
@@ -108,7 +109,7 @@ export async function startTestServer(overrides?: DeepPartial<Config>, opts: { b
     },
     key: (accountId, mode) => createApiKey(admin, { accountId, mode }).key,
     api: (key) => client(handle.url, key),
-    setEndpoint: (accountId, mode, url) => setEndpoint(createRepos(admin), config, { accountId, mode, url }),
+    setEndpoint: (accountId, mode, url) => setEndpoint(webhookServices(createRepos(admin), config), { accountId, mode }, { url }),
     async stop() {
       await handle.stop();
       admin.close();

@@ -11,8 +11,7 @@ import { rotateSecret } from '../../src/webhooks/rotate-secret';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import type { Lookup } from '../../src/webhooks/url-policy';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver';
-import { createAccount, deliveryRow, emit, insertDelivery, insertEvent, putEndpoint, tempDb, testConfig, until } from './factory';
-import { createRepos } from '../../src/store/repos';
+import { createAccount, deliveryRow, emit, insertDelivery, insertEvent, putEndpoint, tempDb, testConfig, until, services } from './factory';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -45,7 +44,7 @@ describe('dispatcher', () => {
   it('POSTs the exact envelope with X-PF-Signature and Standard Webhooks headers that verify', async () => {
     const { db, rx, config, dispatcher } = world();
     const acct = createAccount(db);
-    const { secret } = await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'test', url: rx.url('/hooks') });
+    const { secret } = await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url('/hooks') });
     const ev = emit(db, { accountId: acct, mode: 'test', type: 'intent.pending' });
     dispatcher.start();
     const [req] = await rx.waitFor(1);
@@ -75,7 +74,7 @@ describe('dispatcher', () => {
     const { db, rx, config, dispatcher } = world({ retryScheduleSeconds: schedule });
     rx.setHandler(() => ({ status: 500, body: 'boom' }));
     const acct = createAccount(db);
-    const { secret } = await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'test', url: rx.url() });
+    const { secret } = await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url() });
     const ev = emit(db, { accountId: acct, mode: 'test' });
     dispatcher.start();
     const row = await until(() => deliveryRow(db, ev.deliveryId), (r) => r.status === 'failed');
@@ -101,7 +100,7 @@ describe('dispatcher', () => {
     const { db, rx, config, dispatcher } = world({ retryScheduleSeconds: [0.02, 0.02, 0.02, 0.02] });
     rx.queue({ status: 503 }, { status: 429 }, { status: 400 });
     const acct = createAccount(db);
-    await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'test', url: rx.url() });
+    await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url() });
     const ev = emit(db, { accountId: acct, mode: 'test' });
     dispatcher.start();
     const row = await until(() => deliveryRow(db, ev.deliveryId), (r) => r.status === 'delivered');
@@ -113,7 +112,7 @@ describe('dispatcher', () => {
     const { db, rx, config, dispatcher } = world();
     rx.queue({ status: 204, body: '' });
     const acct = createAccount(db);
-    await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'test', url: rx.url() });
+    await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url() });
     const ev = emit(db, { accountId: acct, mode: 'test' });
     dispatcher.start();
     const row = await until(() => deliveryRow(db, ev.deliveryId), (r) => r.status !== 'pending');
@@ -124,7 +123,7 @@ describe('dispatcher', () => {
     const { db, rx, config, dispatcher } = world({ retryScheduleSeconds: [] });
     rx.setHandler((r) => (r.path === '/hooks' ? { status: 307, headers: { Location: rx.url('/elsewhere') } } : { status: 200 }));
     const acct = createAccount(db);
-    await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'test', url: rx.url('/hooks') });
+    await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url('/hooks') });
     const ev = emit(db, { accountId: acct, mode: 'test' });
     dispatcher.start();
     const row = await until(() => deliveryRow(db, ev.deliveryId), (r) => r.status !== 'pending');
@@ -137,7 +136,7 @@ describe('dispatcher', () => {
     const { db, rx, config, dispatcher } = world({ timeoutMs: 200, retryScheduleSeconds: [0.02] });
     rx.queue({ status: 200, delayMs: 1500 }, { status: 200 });
     const acct = createAccount(db);
-    await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'test', url: rx.url() });
+    await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url() });
     const ev = emit(db, { accountId: acct, mode: 'test' });
     dispatcher.start();
     const after1 = await until(() => deliveryRow(db, ev.deliveryId), (r) => r.attemptCount >= 1);
@@ -150,14 +149,14 @@ describe('dispatcher', () => {
   it('after a rotation signs with both secrets during the overlap; X-PF-Signature uses the new one; retries pick it up', async () => {
     const { db, rx, config, dispatcher } = world({ retryScheduleSeconds: [0.3] });
     const acct = createAccount(db);
-    const { secret: oldSecret } = await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'test', url: rx.url() });
+    const { secret: oldSecret } = await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url() });
     // First attempt fails while only the old secret exists; the retry comes after the rotation.
     let rotated = '';
     rx.queue({ status: 500 });
     const ev = emit(db, { accountId: acct, mode: 'test' });
     dispatcher.start();
     await rx.waitFor(1);
-    rotated = rotateSecret(createRepos(db), config, { accountId: acct, mode: 'test' }).secret;
+    rotated = rotateSecret(services(db, config), { accountId: acct, mode: 'test' }).secret;
     const [first, second] = await rx.waitFor(2);
 
     expect(first!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
@@ -186,7 +185,7 @@ describe('dispatcher', () => {
     const { db, rx, config, dispatcher } = world({ retryScheduleSeconds: [] }, { lookup });
     const acct = createAccount(db);
     // Passed the check at set-endpoint time (public answer) ...
-    await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'live', url: `https://rebind.example.com:${rx.port}/hooks` }, { lookup });
+    await setEndpoint(services(db, config, { lookup }), { accountId: acct, mode: 'live' }, { url: `https://rebind.example.com:${rx.port}/hooks` });
     // ... then the name is rebound to loopback before the send.
     answer = ['127.0.0.1'];
     const rebound = emit(db, { accountId: acct, mode: 'live' });
@@ -215,7 +214,7 @@ describe('dispatcher', () => {
     const { db, config, dispatcher } = world({ allowPrivateUrls: true }, { lookup, fetch: trusting });
     const acct = createAccount(db);
     const url = `https://hooks.example.test:${tlsRx.port}/hooks`;
-    const { secret } = await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'live', url }, { lookup });
+    const { secret } = await setEndpoint(services(db, config, { lookup }), { accountId: acct, mode: 'live' }, { url });
     const ev = emit(db, { accountId: acct, mode: 'live' });
     dispatcher.start();
     const [req] = await tlsRx.waitFor(1);
@@ -233,8 +232,8 @@ describe('dispatcher', () => {
     slow.setHandler(async () => (await gate, { status: 200 }));
     const a = createAccount(db);
     const b = createAccount(db);
-    await setEndpoint(createRepos(db), config, { accountId: a, mode: 'test', url: slow.url() });
-    await setEndpoint(createRepos(db), config, { accountId: b, mode: 'test', url: fast.url() });
+    await setEndpoint(services(db, config), { accountId: a, mode: 'test' }, { url: slow.url() });
+    await setEndpoint(services(db, config), { accountId: b, mode: 'test' }, { url: fast.url() });
     // The slow account's backlog is older, so a naive oldest-first claim would take it all.
     const slowIds = Array.from({ length: 12 }, () => emit(db, { accountId: a, mode: 'test' }).deliveryId);
     const fastIds = Array.from({ length: 12 }, () => emit(db, { accountId: b, mode: 'test' }).deliveryId);
@@ -273,7 +272,7 @@ describe('dispatcher', () => {
     const { db, rx, config, dispatcher } = world();
     rx.queue({ status: 200, delayMs: 5000 });
     const acct = createAccount(db);
-    await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'test', url: rx.url() });
+    await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url() });
     const ev = emit(db, { accountId: acct, mode: 'test' });
     dispatcher.start();
     await rx.waitFor(1);
@@ -293,7 +292,7 @@ describe('dispatcher', () => {
     const gate = new Promise<void>((r) => (open = r));
     rx.setHandler(async () => (await gate, { status: 200 }));
     const acct = createAccount(db);
-    await setEndpoint(createRepos(db), config, { accountId: acct, mode: 'test', url: rx.url() });
+    await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url() });
     const ids = Array.from({ length: 10 }, () => emit(db, { accountId: acct, mode: 'test' }).deliveryId);
     dispatcher.start();
     await rx.waitFor(2);

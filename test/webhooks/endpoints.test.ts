@@ -4,9 +4,8 @@ import { rotateSecret } from '../../src/webhooks/rotate-secret';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import { classifyAddress, type Lookup } from '../../src/webhooks/url-policy';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { createAccount, tempDb, testConfig } from './factory';
+import { createAccount, tempDb, testConfig, services } from './factory';
 import { refusal } from '../support/errors';
-import { createRepos } from '../../src/store/repos';
 
 let rx: Receiver;
 let db: ReturnType<typeof tempDb>;
@@ -31,26 +30,26 @@ const fakeDns =
 
 describe('setEndpoint', () => {
   it('creates a whsec_ secret of 32 random bytes on first set and keeps it when the URL changes', async () => {
-    const first = await setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'test', url: rx.url('/a') });
+    const first = await setEndpoint(services(db, cfg), { accountId: acct, mode: 'test' }, { url: rx.url('/a') });
     expect(first.url).toBe(rx.url('/a'));
     expect(first.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(first.secret.slice(6), 'base64')).toHaveLength(32);
-    const second = await setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'test', url: rx.url('/b') });
+    const second = await setEndpoint(services(db, cfg), { accountId: acct, mode: 'test' }, { url: rx.url('/b') });
     expect(second).toEqual({ url: rx.url('/b'), secret: first.secret });
     // The other mode is a separate endpoint with its own secret.
-    const live = await setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'live', url: 'https://hooks.example.com/x' }, {
+    const live = await setEndpoint(services(db, cfg, {
       lookup: fakeDns({ 'hooks.example.com': ['93.184.215.14'] }),
-    });
+    }), { accountId: acct, mode: 'live' }, { url: 'https://hooks.example.com/x' });
     expect(live.secret).not.toBe(first.secret);
   });
 
   it('refuses an unknown account', async () => {
-    const e = await refusal(setEndpoint(createRepos(db), cfg, { accountId: 'acct_nope', mode: 'test', url: rx.url() }));
+    const e = await refusal(setEndpoint(services(db, cfg), { accountId: 'acct_nope', mode: 'test' }, { url: rx.url() }));
     expect(e.code).toBe('account.not_found');
   });
 
   it('accepts http://localhost in test mode', async () => {
-    const r = await setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'test', url: `http://localhost:${rx.port}/hooks` });
+    const r = await setEndpoint(services(db, cfg), { accountId: acct, mode: 'test' }, { url: `http://localhost:${rx.port}/hooks` });
     expect(r.url).toBe(`http://localhost:${rx.port}/hooks`);
   });
 
@@ -73,44 +72,44 @@ describe('setEndpoint', () => {
   ];
   for (const [what, url, dns] of liveRefusals) {
     it(`refuses a live endpoint: ${what}`, async () => {
-      const e = await refusal(setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'live', url }, { lookup: fakeDns(dns ?? {}) }));
+      const e = await refusal(setEndpoint(services(db, cfg, { lookup: fakeDns(dns ?? {}) }), { accountId: acct, mode: 'live' }, { url }));
       expect(e.code).toBe('webhook.invalid_endpoint');
       expect(e.param).toBe('url');
     });
   }
 
   it('refuses a live endpoint whose host resolves to loopback through the real resolver (localhost)', async () => {
-    const e = await refusal(setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'live', url: `https://localhost:${rx.port}/hooks` }));
+    const e = await refusal(setEndpoint(services(db, cfg), { accountId: acct, mode: 'live' }, { url: `https://localhost:${rx.port}/hooks` }));
     expect(e.code).toBe('webhook.invalid_endpoint');
     expect(String(e.details.reason)).toMatch(/loopback/);
   });
 
   it('refuses link-local (cloud metadata) even in test mode', async () => {
-    const e = await refusal(setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'test', url: 'http://169.254.169.254/latest' }));
+    const e = await refusal(setEndpoint(services(db, cfg), { accountId: acct, mode: 'test' }, { url: 'http://169.254.169.254/latest' }));
     expect(e.code).toBe('webhook.invalid_endpoint');
   });
 
   it('accepts a live https endpoint resolving only to public addresses', async () => {
-    const r = await setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'live', url: 'https://hooks.example.com' }, {
+    const r = await setEndpoint(services(db, cfg, {
       lookup: fakeDns({ 'hooks.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }),
-    });
+    }), { accountId: acct, mode: 'live' }, { url: 'https://hooks.example.com' });
     expect(r.url).toBe('https://hooks.example.com/');
   });
 
   it('allowPrivateUrls lifts the address check but not the https rule', async () => {
     const open = testConfig({ allowPrivateUrls: true });
-    const r = await setEndpoint(createRepos(db), open, { accountId: acct, mode: 'live', url: `https://127.0.0.1:${rx.port}/hooks` });
+    const r = await setEndpoint(services(db, open), { accountId: acct, mode: 'live' }, { url: `https://127.0.0.1:${rx.port}/hooks` });
     expect(r.url).toBe(`https://127.0.0.1:${rx.port}/hooks`);
-    const e = await refusal(setEndpoint(createRepos(db), open, { accountId: acct, mode: 'live', url: rx.url() }));
+    const e = await refusal(setEndpoint(services(db, open), { accountId: acct, mode: 'live' }, { url: rx.url() }));
     expect(e.code).toBe('webhook.invalid_endpoint');
   });
 });
 
 describe('rotateSecret', () => {
   it('issues a new secret and keeps the previous one for the overlap', async () => {
-    const { secret: old } = await setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'test', url: rx.url() });
+    const { secret: old } = await setEndpoint(services(db, cfg), { accountId: acct, mode: 'test' }, { url: rx.url() });
     const now = 1_800_000_000_000;
-    const { secret } = rotateSecret(createRepos(db), testConfig({ rotationOverlapSeconds: 3600 }), { accountId: acct, mode: 'test' }, { now: () => now });
+    const { secret } = rotateSecret(services(db, testConfig({ rotationOverlapSeconds: 3600 }), { now: () => now }), { accountId: acct, mode: 'test' });
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(old);
     const row = db.sqlite
@@ -120,12 +119,12 @@ describe('rotateSecret', () => {
       .get()!;
     expect(row).toEqual({ secret, prev: old, exp: now + 3_600_000 });
     // A later set-endpoint keeps the rotated secret.
-    expect((await setEndpoint(createRepos(db), cfg, { accountId: acct, mode: 'test', url: rx.url('/c') })).secret).toBe(secret);
+    expect((await setEndpoint(services(db, cfg), { accountId: acct, mode: 'test' }, { url: rx.url('/c') })).secret).toBe(secret);
   });
 
   it('refuses when no endpoint is set, and for an unknown account', () => {
-    expect(() => rotateSecret(createRepos(db), cfg, { accountId: acct, mode: 'live' })).toThrow(expect.objectContaining({ code: 'webhook.not_found' }));
-    expect(() => rotateSecret(createRepos(db), cfg, { accountId: 'acct_x', mode: 'live' })).toThrow(expect.objectContaining({ code: 'account.not_found' }));
+    expect(() => rotateSecret(services(db, cfg), { accountId: acct, mode: 'live' })).toThrow(expect.objectContaining({ code: 'webhook.not_found' }));
+    expect(() => rotateSecret(services(db, cfg), { accountId: 'acct_x', mode: 'live' })).toThrow(expect.objectContaining({ code: 'account.not_found' }));
   });
 });
 

@@ -7,6 +7,8 @@ import { DEFAULT_CONFIG, type Config } from '../../src/config.types';
 import { newId } from '../../src/domain/ids';
 import type { EventEnvelope, EventType, Mode, PaymentIntentWire } from '../../src/domain/intent';
 import { openDb, type Db } from '../../src/store/db';
+import { createRepos } from '../../src/store/repos';
+import { webhookServices, type WebhookServices } from '../../src/webhooks/services';
 import { newSecret } from '../../src/webhooks/sign';
 
 export function tempDb(): Db & { dispose(): void } {
@@ -20,6 +22,11 @@ export function testConfig(webhooks: Partial<Config['webhooks']> = {}): Config {
     ...DEFAULT_CONFIG,
     webhooks: { ...DEFAULT_CONFIG.webhooks, pollIntervalMs: 20, timeoutMs: 2000, leaseMs: 5000, ...webhooks },
   };
+}
+
+/** What the webhook verbs are handed, on this database; `extra` pins the clock or the DNS. */
+export function services(db: Db, config: Config = testConfig(), extra: Pick<WebhookServices, 'now' | 'lookup'> = {}): WebhookServices {
+  return { ...webhookServices(createRepos(db), config), ...extra };
 }
 
 export function createAccount(db: Db, plan: 'free' | 'pro' = 'pro'): string {

@@ -9,8 +9,7 @@ import { listEvents } from '../../src/webhooks/list-events';
 import { retryDelivery } from '../../src/webhooks/retry-delivery';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { createAccount, deliveryRow, emit, tempDb, testConfig, until } from './factory';
-import { createRepos } from '../../src/store/repos';
+import { createAccount, deliveryRow, emit, tempDb, testConfig, until, services } from './factory';
 
 const config = testConfig({ retryScheduleSeconds: [] });
 let db: ReturnType<typeof tempDb>;
@@ -23,8 +22,8 @@ beforeEach(async () => {
   a = createAccount(db);
   b = createAccount(db);
   for (const acct of [a, b]) for (const mode of ['test', 'live'] as const)
-    await setEndpoint(createRepos(db), { ...config, webhooks: { ...config.webhooks, allowPrivateUrls: true } }, {
-      accountId: acct, mode, url: rx.url(`/${acct}/${mode}`).replace('http:', mode === 'live' ? 'https:' : 'http:'),
+    await setEndpoint(services(db, { ...config, webhooks: { ...config.webhooks, allowPrivateUrls: true } }), { accountId: acct, mode }, {
+      url: rx.url(`/${acct}/${mode}`).replace('http:', mode === 'live' ? 'https:' : 'http:'),
     });
 });
 afterEach(async () => {
@@ -48,19 +47,19 @@ describe('listDeliveries', () => {
     const mine = Array.from({ length: 5 }, () => emit(db, { accountId: a, mode: 'test' }));
     emit(db, { accountId: a, mode: 'live' });
     emit(db, { accountId: b, mode: 'test' });
-    const list = listDeliveries(createRepos(db), { accountId: a, mode: 'test', limit: 20 }).deliveries;
+    const list = listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries;
     expect(list.map((d) => d.id)).toEqual(mine.map((m) => m.deliveryId).reverse());
     expect(list.map((d) => d.eventId)).toEqual(mine.map((m) => m.eventId).reverse());
-    expect(listDeliveries(createRepos(db), { accountId: a, mode: 'test', limit: 2 }).deliveries.map((d) => d.id)).toEqual([mine[4]!.deliveryId, mine[3]!.deliveryId]);
-    expect(listDeliveries(createRepos(db), { accountId: a, mode: 'live', limit: 20 }).deliveries).toHaveLength(1);
-    expect(listDeliveries(createRepos(db), { accountId: b, mode: 'live', limit: 20 }).deliveries).toHaveLength(0);
+    expect(listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 2 }).deliveries.map((d) => d.id)).toEqual([mine[4]!.deliveryId, mine[3]!.deliveryId]);
+    expect(listDeliveries(services(db), { accountId: a, mode: 'live' }, { limit: 20 }).deliveries).toHaveLength(1);
+    expect(listDeliveries(services(db), { accountId: b, mode: 'live' }, { limit: 20 }).deliveries).toHaveLength(0);
     // Pages: starting_after a delivery id, hasMore while older ones remain.
-    const p1 = listDeliveries(createRepos(db), { accountId: a, mode: 'test', limit: 3 });
+    const p1 = listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 3 });
     expect(p1.hasMore).toBe(true);
-    const p2 = listDeliveries(createRepos(db), { accountId: a, mode: 'test', limit: 3, startingAfter: p1.deliveries.at(-1)!.id });
+    const p2 = listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 3, startingAfter: p1.deliveries.at(-1)!.id });
     expect(p2.hasMore).toBe(false);
     expect([...p1.deliveries, ...p2.deliveries].map((d) => d.id)).toEqual(mine.map((m) => m.deliveryId).reverse());
-    expect(code(() => listDeliveries(createRepos(db), { accountId: b, mode: 'test', limit: 3, startingAfter: mine[0]!.deliveryId }))).toBe('request.invalid_param');
+    expect(code(() => listDeliveries(services(db), { accountId: b, mode: 'test' }, { limit: 3, startingAfter: mine[0]!.deliveryId }))).toBe('request.invalid_param');
     const d = list[0]!;
     expect(d).toEqual({
       id: mine[4]!.deliveryId, eventId: mine[4]!.eventId, url: rx.url(`/${a}/test`), status: 'pending', responseStatus: null,
@@ -77,7 +76,7 @@ describe('listDeliveries', () => {
     dispatcher.start();
     await until(() => [deliveryRow(db, ok.deliveryId), deliveryRow(db, bad.deliveryId)], (rs) => rs.every((r) => r.status !== 'pending'));
     await dispatcher.stop();
-    const [failed, delivered] = listDeliveries(createRepos(db), { accountId: a, mode: 'test', limit: 20 }).deliveries;
+    const [failed, delivered] = listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries;
     expect(delivered).toMatchObject({ status: 'delivered', responseStatus: 200, attemptCount: 1, failedAt: null, nextAttemptAt: null });
     expect(delivered!.deliveredAt).toMatch(isoMs);
     expect(delivered!.lastAttemptedAt).toBe(delivered!.deliveredAt);
@@ -93,35 +92,35 @@ describe('retryDelivery', () => {
     const dispatcher = createDispatcher({ db, config });
     dispatcher.start();
     await until(() => deliveryRow(db, ev.deliveryId), (r) => r.status === 'failed');
-    await setEndpoint(createRepos(db), config, { accountId: a, mode: 'test', url: rx.url('/moved') });
+    await setEndpoint(services(db, config), { accountId: a, mode: 'test' }, { url: rx.url('/moved') });
 
-    const replay = retryDelivery(createRepos(db), { accountId: a, mode: 'test', deliveryId: ev.deliveryId });
-    expect(replay).toMatchObject({ eventId: ev.eventId, url: rx.url('/moved'), status: 'pending', attemptCount: 0 });
-    expect(replay.id).toMatch(/^whd_[0-9A-Za-z]{24}$/);
-    expect(replay.id).not.toBe(ev.deliveryId);
+    const replay = retryDelivery(services(db), { accountId: a, mode: 'test' }, { id: ev.deliveryId });
+    expect(replay.delivery).toMatchObject({ eventId: ev.eventId, url: rx.url('/moved'), status: 'pending', attemptCount: 0 });
+    expect(replay.delivery.id).toMatch(/^whd_[0-9A-Za-z]{24}$/);
+    expect(replay.delivery.id).not.toBe(ev.deliveryId);
     dispatcher.wake();
     const [req] = await rx.waitFor(1, { prefix: '/moved' });
     expect(req!.body).toBe(ev.payload);
     expect(req!.headers['webhook-id']).toBe(ev.eventId);
-    await until(() => deliveryRow(db, replay.id), (r) => r.status === 'delivered');
+    await until(() => deliveryRow(db, replay.delivery.id), (r) => r.status === 'delivered');
     await dispatcher.stop();
     expect(deliveryRow(db, ev.deliveryId)).toMatchObject({ status: 'failed', attemptCount: 1 });
-    expect(listDeliveries(createRepos(db), { accountId: a, mode: 'test', limit: 20 }).deliveries.map((d) => d.id)).toEqual([replay.id, ev.deliveryId]);
+    expect(listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries.map((d) => d.id)).toEqual([replay.delivery.id, ev.deliveryId]);
   });
 
   it("answers webhook.not_found for another account's or mode's delivery, or an unknown id", () => {
     const ev = emit(db, { accountId: a, mode: 'test' });
-    expect(code(() => retryDelivery(createRepos(db), { accountId: b, mode: 'test', deliveryId: ev.deliveryId }))).toBe('webhook.not_found');
-    expect(code(() => retryDelivery(createRepos(db), { accountId: a, mode: 'live', deliveryId: ev.deliveryId }))).toBe('webhook.not_found');
-    expect(code(() => retryDelivery(createRepos(db), { accountId: a, mode: 'test', deliveryId: 'whd_nope' }))).toBe('webhook.not_found');
-    expect(listDeliveries(createRepos(db), { accountId: a, mode: 'test', limit: 20 }).deliveries).toHaveLength(1);
+    expect(code(() => retryDelivery(services(db), { accountId: b, mode: 'test' }, { id: ev.deliveryId }))).toBe('webhook.not_found');
+    expect(code(() => retryDelivery(services(db), { accountId: a, mode: 'live' }, { id: ev.deliveryId }))).toBe('webhook.not_found');
+    expect(code(() => retryDelivery(services(db), { accountId: a, mode: 'test' }, { id: 'whd_nope' }))).toBe('webhook.not_found');
+    expect(listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries).toHaveLength(1);
   });
 
   it('refuses with webhook.invalid_endpoint when the mode no longer has an endpoint', () => {
     const ev = emit(db, { accountId: a, mode: 'test' });
     db.sqlite.query('DELETE FROM webhook_endpoints WHERE account_id = ? AND mode = ?').run(a, 'test');
-    expect(code(() => retryDelivery(createRepos(db), { accountId: a, mode: 'test', deliveryId: ev.deliveryId }))).toBe('webhook.no_endpoint');
-    expect(listDeliveries(createRepos(db), { accountId: a, mode: 'test', limit: 20 }).deliveries).toHaveLength(1);
+    expect(code(() => retryDelivery(services(db), { accountId: a, mode: 'test' }, { id: ev.deliveryId }))).toBe('webhook.no_endpoint');
+    expect(listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries).toHaveLength(1);
   });
 });
 
@@ -131,17 +130,17 @@ describe('events', () => {
     emit(db, { accountId: b, mode: 'test' });
     emit(db, { accountId: a, mode: 'live' });
     const newest = evs.map((e) => e.eventId).reverse();
-    const p1 = listEvents(createRepos(db), { accountId: a, mode: 'test', limit: 3 });
+    const p1 = listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 3 });
     expect(p1.events.map((e) => e.eventId)).toEqual(newest.slice(0, 3));
     expect(p1.hasMore).toBe(true);
     expect(p1.events[0]).toEqual(evs[6]!.envelope);
-    const p2 = listEvents(createRepos(db), { accountId: a, mode: 'test', limit: 3, startingAfter: p1.events[2]!.eventId });
+    const p2 = listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 3, startingAfter: p1.events[2]!.eventId });
     expect(p2.events.map((e) => e.eventId)).toEqual(newest.slice(3, 6));
     expect(p2.hasMore).toBe(true);
-    const p3 = listEvents(createRepos(db), { accountId: a, mode: 'test', limit: 3, startingAfter: p2.events[2]!.eventId });
+    const p3 = listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 3, startingAfter: p2.events[2]!.eventId });
     expect(p3).toEqual({ events: [evs[0]!.envelope], hasMore: false });
-    expect(listEvents(createRepos(db), { accountId: a, mode: 'test', limit: 7 }).hasMore).toBe(false);
-    expect(listEvents(createRepos(db), { accountId: a, mode: 'live', limit: 100 }).events).toHaveLength(1);
+    expect(listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 7 }).hasMore).toBe(false);
+    expect(listEvents(services(db), { accountId: a, mode: 'live' }, { limit: 100 }).events).toHaveLength(1);
   });
 
   it('refuses a starting_after that is not an event of this account and mode', () => {
@@ -149,7 +148,7 @@ describe('events', () => {
     const mineLive = emit(db, { accountId: a, mode: 'live' });
     for (const id of [theirs.eventId, mineLive.eventId, 'evt_unknown']) {
       try {
-        listEvents(createRepos(db), { accountId: a, mode: 'test', limit: 10, startingAfter: id });
+        listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 10, startingAfter: id });
         throw new Error('expected a refusal');
       } catch (e) {
         expect(e).toMatchObject({ code: 'request.invalid_param', param: 'starting_after' });
@@ -159,9 +158,9 @@ describe('events', () => {
 
   it('gets one envelope, and answers event.not_found across accounts and modes', () => {
     const ev = emit(db, { accountId: a, mode: 'test', type: 'intent.confirmed' });
-    expect(getEvent(createRepos(db), { accountId: a, mode: 'test', eventId: ev.eventId })).toEqual(ev.envelope);
-    expect(code(() => getEvent(createRepos(db), { accountId: b, mode: 'test', eventId: ev.eventId }))).toBe('event.not_found');
-    expect(code(() => getEvent(createRepos(db), { accountId: a, mode: 'live', eventId: ev.eventId }))).toBe('event.not_found');
-    expect(code(() => getEvent(createRepos(db), { accountId: a, mode: 'test', eventId: 'evt_nope' }))).toBe('event.not_found');
+    expect(getEvent(services(db), { accountId: a, mode: 'test' }, { id: ev.eventId })).toEqual(ev.envelope);
+    expect(code(() => getEvent(services(db), { accountId: b, mode: 'test' }, { id: ev.eventId }))).toBe('event.not_found');
+    expect(code(() => getEvent(services(db), { accountId: a, mode: 'live' }, { id: ev.eventId }))).toBe('event.not_found');
+    expect(code(() => getEvent(services(db), { accountId: a, mode: 'test' }, { id: 'evt_nope' }))).toBe('event.not_found');
   });
 });

@@ -8,8 +8,7 @@ import { sendDelivery } from '../../src/webhooks/send';
 import { classifyAddress, type Lookup } from '../../src/webhooks/url-policy';
 import type { Mode } from '../../src/domain/intent';
 import { refusal } from '../support/errors';
-import { createAccount, tempDb, testConfig } from './factory';
-import { createRepos } from '../../src/store/repos';
+import { createAccount, tempDb, testConfig, services } from './factory';
 
 let db: ReturnType<typeof tempDb>;
 let acct: string;
@@ -28,7 +27,7 @@ const dns =
   };
 
 const refused = async (mode: Mode, url: string, opts: { allowPrivateUrls?: boolean; lookup?: Lookup } = {}) => {
-  const e = await refusal(setEndpoint(createRepos(db), testConfig({ allowPrivateUrls: opts.allowPrivateUrls ?? false }), { accountId: acct, mode, url }, { lookup: opts.lookup ?? dns({}) }));
+  const e = await refusal(setEndpoint(services(db, testConfig({ allowPrivateUrls: opts.allowPrivateUrls ?? false }), { lookup: opts.lookup ?? dns({}) }), { accountId: acct, mode }, { url }));
   expect(e.code, url).toBe('webhook.invalid_endpoint');
   expect(e.param).toBe('url');
   return String(e.details.reason);
@@ -73,7 +72,7 @@ describe('cloud metadata, in every mode', () => {
     for (const host of ['100.100.100.200', '[fd00:ec2::254]', '169.254.169.254', '[::ffff:a9fe:a9fe]']) {
       expect(await refused('test', `http://${host}/`, { allowPrivateUrls: true })).toMatch(/metadata/);
     }
-    const ok = await setEndpoint(createRepos(db), testConfig({ allowPrivateUrls: true }), { accountId: acct, mode: 'live', url: 'https://10.0.0.5/hooks' });
+    const ok = await setEndpoint(services(db, testConfig({ allowPrivateUrls: true })), { accountId: acct, mode: 'live' }, { url: 'https://10.0.0.5/hooks' });
     expect(ok.url).toBe('https://10.0.0.5/hooks');
   });
 

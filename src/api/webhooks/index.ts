@@ -50,10 +50,7 @@ export function webhookRoutes(d: ApiDeps) {
   return new Elysia({ name: 'api.webhooks' })
     .get(
       '/v1/webhooks',
-      ({ request, query }) => {
-        const c = d.caller(request);
-        return listDeliveries(d.repos, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
-      },
+      ({ request, query }) => listDeliveries(d.webhooks, d.caller(request), { limit: parseLimit(query.limit), startingAfter: query.starting_after }),
       { query: LimitQuery, response: { 200: t.Object({ deliveries: t.Array(Delivery), hasMore: t.Boolean() }, { title: 'WebhookDeliveryList' }), ...errorResponses(400) }, detail: { tags: ['Webhooks'], operationId: 'listWebhookDeliveries', summary: 'Webhook deliveries, newest first' } },
     )
     .post(
@@ -61,27 +58,22 @@ export function webhookRoutes(d: ApiDeps) {
       ({ request, params, set }) => {
         const c = d.caller(request);
         requirePro(c, 'webhook_retry');
-        const delivery = retryDelivery(d.repos, { accountId: c.accountId, mode: c.mode, deliveryId: params.id });
+        const r = retryDelivery(d.webhooks, c, { id: params.id });
         d.wakeDispatcher();
+        // Status is the edge's: the replay is queued, not yet sent.
         set.status = 202;
-        return { delivery };
+        return r;
       },
       { params: IdParams, beforeHandle: ({ body }) => noBody(body), response: { 202: t.Object({ delivery: Delivery }, { title: 'WebhookDeliveryResponse' }), ...errorResponses(400, 402, 404, 409) }, detail: { tags: ['Webhooks'], operationId: 'retryWebhookDelivery', summary: 'Replay a delivery: a new delivery of the same event, sent at once (pro plan)' } },
     )
     .get(
       '/v1/events',
-      ({ request, query }) => {
-        const c = d.caller(request);
-        return listEvents(d.repos, { accountId: c.accountId, mode: c.mode, limit: parseLimit(query.limit), startingAfter: query.starting_after });
-      },
+      ({ request, query }) => listEvents(d.webhooks, d.caller(request), { limit: parseLimit(query.limit), startingAfter: query.starting_after }),
       { query: LimitQuery, response: { 200: t.Object({ events: t.Array(EventEnvelope), hasMore: t.Boolean() }, { title: 'EventList' }), ...errorResponses(400) }, detail: { tags: ['Events'], operationId: 'listEvents', summary: 'Events, newest first' } },
     )
     .get(
       '/v1/events/:id',
-      ({ request, params }) => {
-        const c = d.caller(request);
-        return getEvent(d.repos, { accountId: c.accountId, mode: c.mode, eventId: params.id });
-      },
+      ({ request, params }) => getEvent(d.webhooks, d.caller(request), { id: params.id }),
       { params: IdParams, response: { 200: EventEnvelope, ...errorResponses(404) }, detail: { tags: ['Events'], operationId: 'getEvent', summary: 'One event envelope' } },
     );
 }
