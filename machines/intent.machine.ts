@@ -4,7 +4,7 @@
 // and src/domain. Deadlines are NOT `after` timers: they live in the database (expires_at).
 
 import { assign, fromCallback, setup } from 'xstate';
-import type { EventType, FailureReason } from '../src/domain/intent';
+import type { EventType, FailureReason, IntentState } from '../src/domain/intent';
 
 /** Bump when a change makes old persisted snapshots unreadable; the runtime stores it per row. */
 export const MACHINE_VERSION = 1;
@@ -49,7 +49,11 @@ export type IntentEventType = IntentEvent['type'];
 export const INTENT_TAGS = ['live', 'deadline', 'payable', 'watching', 'paid', 'refundable', 'closed', 'terminal'] as const;
 export type IntentTag = (typeof INTENT_TAGS)[number];
 
-const emit = (type: EventType) => ({ type: 'emit' as const, params: { type } });
+/**
+ * Record webhook event `type`. `reports`: the state the event reports when its move goes past
+ * that state in one step; the runtime then shows the intent as the machine had it at this emit.
+ */
+const emit = (type: EventType, reports?: IntentState) => ({ type: 'emit' as const, params: { type, reports } });
 
 // Shared transitions reference named actions only, so they stay plain JSON-like objects.
 const toConfirmed = { target: 'confirmed', actions: ['markConfirmed', emit('intent.confirmed')] } as const;
@@ -72,7 +76,7 @@ export const intentMachine = setup({
   },
   actions: {
     /** Record a webhook event; the runtime writes it in the transition's transaction. */
-    emit: (_args, _params: { type: EventType }) => {
+    emit: (_args, _params: { type: EventType; reports?: IntentState }) => {
       throw new Error('intent machine: action "emit" must be provided by the runtime');
     },
     markSubmitted: assign({ txSignature: ({ context, event }) => txOf(context, event), retryRequired: false }),
@@ -82,12 +86,6 @@ export const intentMachine = setup({
       retryRequired: false,
     }),
     markFinalized: assign({ finalizedAt: ({ event }) => event.at, txSignature: ({ context, event }) => txOf(context, event) }),
-    markConfirmedAndFinalized: assign({
-      confirmedAt: ({ event }) => event.at,
-      finalizedAt: ({ event }) => event.at,
-      txSignature: ({ context, event }) => txOf(context, event),
-      retryRequired: false,
-    }),
     markFailed: assign({
       failureReason: ({ event }) => ('reason' in event ? event.reason : 'revert'),
       retryRequired: false,
@@ -149,10 +147,12 @@ export const intentMachine = setup({
         EXPIRE: { actions: 'markPendingAtExpiry' },
         DETECTED: detected,
         CHAIN_CONFIRMED: toConfirmed,
-        // The poller can first see a transaction already finalized: report both steps, in order.
+        // The poller can first see a transaction already finalized: report both steps, in order,
+        // intent.confirmed as the intent stood once confirmed (assigns run in order: not yet
+        // finalized at that emit).
         CHAIN_FINALIZED: {
           target: 'finalized',
-          actions: ['markConfirmedAndFinalized', emit('intent.confirmed'), emit('intent.finalized')],
+          actions: ['markConfirmed', emit('intent.confirmed', 'confirmed'), 'markFinalized', emit('intent.finalized')],
         },
         CHAIN_FAILED: toFailed,
         CHAIN_DROPPED: [{ guard: 'pendingAtExpiry', ...toExpired }, toDropped],

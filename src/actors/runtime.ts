@@ -16,7 +16,7 @@ import { MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../mac
 import { hasTag, invalidState } from '../../machines/judge';
 import { createDeadlines, type Deadlines } from './deadlines';
 import { createInspectMirror, type CommittedMove } from './inspect-mirror';
-import { forget, initialSnapshotJson, step, type Step } from './step';
+import { forget, initialSnapshotJson, step, type Emitted, type Step } from './step';
 
 export interface RuntimeDeps {
   committer: GroupCommitter;
@@ -72,18 +72,22 @@ export interface Runtime {
   stop(): void;
 }
 
+/** The row's lifecycle fields from the machine's context. */
+const lifecycleOf = (c: IntentContext) => ({
+  txSignature: c.txSignature,
+  retryRequired: c.retryRequired,
+  pendingAtExpiry: c.pendingAtExpiry,
+  failureReason: c.failureReason,
+  detectedAt: c.detectedAt,
+  confirmedAt: c.confirmedAt,
+  finalizedAt: c.finalizedAt,
+});
+
 function project(prev: StoredIntent, s: Step, at: number): StoredIntent {
-  const c: IntentContext = s.snapshot.context;
   return {
     ...prev,
     state: s.snapshot.value as IntentState,
-    txSignature: c.txSignature,
-    retryRequired: c.retryRequired,
-    pendingAtExpiry: c.pendingAtExpiry,
-    failureReason: c.failureReason,
-    detectedAt: c.detectedAt,
-    confirmedAt: c.confirmedAt,
-    finalizedAt: c.finalizedAt,
+    ...lifecycleOf(s.snapshot.context),
     // Strictly increasing: PATCH uses updatedAt for optimistic concurrency.
     updatedAt: Math.max(at, prev.updatedAt + 1),
     snapshot: s.json,
@@ -92,10 +96,16 @@ function project(prev: StoredIntent, s: Step, at: number): StoredIntent {
 }
 
 function envelope(type: EventType, intent: StoredIntent, at: number): EventEnvelope {
-  let shown = intent;
-  // A poller that first sees a tx finalized emits confirmed then finalized: show each as it was.
-  if (type === 'intent.confirmed' && intent.state === 'finalized') shown = { ...intent, state: 'confirmed', finalizedAt: null };
-  return { eventId: newId('evt'), type, createdAt: iso(at), livemode: intent.mode === 'live', data: { intent: toWire(shown) } };
+  return { eventId: newId('evt'), type, createdAt: iso(at), livemode: intent.mode === 'live', data: { intent: toWire(intent) } };
+}
+
+/**
+ * The intent an emitted event shows. A move that goes past a state in one step (a poller that
+ * first sees a tx finalized emits confirmed, then finalized) shows that event as the machine had
+ * the intent when it emitted it; every other event shows the row as written.
+ */
+function asReported(e: Emitted, next: StoredIntent): StoredIntent {
+  return e.reports === undefined ? next : { ...next, state: e.reports, ...lifecycleOf(e.context) };
 }
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
@@ -167,9 +177,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           touched.set(next.id, next);
           deps.intents.update(next);
           if (mirror) moves.push({ id: next.id, chain: next.chain, before: cur.snapshot, event, after: next.snapshot, ended: hasTag(next, 'terminal') });
-          for (const type of s.emitted) {
+          for (const e of s.emitted) {
             queued = deps.outbox.append({
-              envelope: envelope(type, next, tx.now), accountId: next.accountId, mode: next.mode, intentId: next.id, createdAt: tx.now,
+              envelope: envelope(e.type, asReported(e, next), tx.now), accountId: next.accountId, mode: next.mode, intentId: next.id, createdAt: tx.now,
             }) || queued;
           }
           return next;

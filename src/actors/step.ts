@@ -3,17 +3,26 @@
 // persisted snapshot is restored into an actor that is never started (no side effect runs), and
 // the named `emit` actions come back as data, in the order the machine lists them.
 import { createActor, transition, type SnapshotFrom } from 'xstate';
-import type { EventType } from '../domain/intent';
+import type { EventType, IntentState } from '../domain/intent';
 import type { StoredIntent } from '../store/intents';
-import { intentMachine, MACHINE_VERSION, type IntentEvent } from '../../machines/intent.machine';
+import { intentMachine, MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../machines/intent.machine';
 
 export type IntentSnapshot = SnapshotFrom<typeof intentMachine>;
+
+/** A webhook event the move emitted, with what the machine says it reports. */
+export interface Emitted {
+  type: EventType;
+  /** Set when the move went past the state this event reports (machines/intent.machine.ts `emit`). */
+  reports?: IntentState;
+  /** The lifecycle fields as the machine had them at this emit (its assigns run in order). */
+  context: IntentContext;
+}
 
 export interface Step {
   snapshot: IntentSnapshot;
   /** The persisted form, as stored in the row's `snapshot` column. */
   json: string;
-  emitted: EventType[];
+  emitted: Emitted[];
 }
 
 const familyOf = (chain: string) => (chain.startsWith('solana:') ? ('solana' as const) : ('evm' as const));
@@ -74,9 +83,11 @@ export function step(row: StoredIntent, event: IntentEvent): Step | null {
   const from = snapshotOf(row);
   if (!from.can(event)) return null;
   const [snapshot, actions] = transition(intentMachine, from, event);
-  const emitted: EventType[] = [];
+  const emitted: Emitted[] = [];
   for (const a of actions) {
-    if (a.type === 'emit') emitted.push((a.params as { type: EventType }).type);
+    if (a.type !== 'emit') continue;
+    const { type, reports } = a.params as { type: EventType; reports?: IntentState };
+    emitted.push({ type, reports, context: a.info.context as IntentContext });
   }
   const json = JSON.stringify(intentMachine.getPersistedSnapshot(snapshot));
   remember(row.id, json, snapshot);

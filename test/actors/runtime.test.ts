@@ -150,3 +150,21 @@ describe('a second runtime on the same database file, with stale memory', () => 
     expect(b.core.runtime.liveIntents()).toBe(0);
   });
 });
+
+describe('one move past a state reports each event as the machine had the intent then', () => {
+  it('pending -> finalized in one report: intent.confirmed shows confirmed (finalizedAt null), intent.finalized the row', async () => {
+    const { core } = start();
+    const i = await pendingIntent(core);
+    const row = await core.runtime.write((tx) => tx.apply(tx.get(i.id)!, { type: 'CHAIN_FINALIZED', at: tx.now, txSignature: i.txSignature! }, 'throw'));
+    const shown = core.db.sqlite
+      .query<{ type: string; payload: string }, [string]>("SELECT type, payload FROM events WHERE intent_id = ? AND type IN ('intent.confirmed', 'intent.finalized') ORDER BY seq")
+      .all(i.id)
+      .map((e) => ({ type: e.type, intent: (JSON.parse(e.payload) as { data: { intent: Record<string, unknown> } }).data.intent }));
+    const at = new Date(row!.finalizedAt!).toISOString();
+    expect(shown.map((e) => [e.type, e.intent.state, e.intent.confirmedAt, e.intent.finalizedAt, e.intent.txSignature])).toEqual([
+      ['intent.confirmed', 'confirmed', at, null, i.txSignature],
+      ['intent.finalized', 'finalized', at, at, i.txSignature],
+    ]);
+    expect(core.services.intents.get(i.id)).toMatchObject({ state: 'finalized', confirmedAt: row!.finalizedAt, finalizedAt: row!.finalizedAt });
+  });
+});
