@@ -143,7 +143,8 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
       const cur = tx.get(o.intentId);
       if (!cur) return null;
       if (closedWithTransaction(cur)) return cur.txSignature === o.txSignature ? cur : null;
-      const next = tx.apply(cur, toEvent(o, tx.now), 'ignore');
+      const kept = o.type === 'confirmed' && o.watchData ? { watchData: { ...(cur.watchData ?? {}), ...o.watchData } } : undefined;
+      const next = tx.apply(cur, toEvent(o, tx.now), 'ignore', kept);
       // The submission row resolves in the same write as the verdict it follows from.
       if (next) opts.submissions.setOutcome(cur.chain, o.txSignature, OUTCOME[o.type], tx.now);
       return null;

@@ -89,7 +89,8 @@ export interface FetchedSubmission {
 
 /** What the watcher reports about one intent. The runtime ignores reports that do not apply. */
 export type ChainObservation =
-  | { type: 'confirmed'; intentId: string; txSignature: string }
+  /** watchData: facts kept on the row with the verdict (EVM: seenBlock, where the receipt was read). */
+  | { type: 'confirmed'; intentId: string; txSignature: string; watchData?: Record<string, unknown> }
   | { type: 'finalized'; intentId: string; txSignature: string }
   | { type: 'failed'; intentId: string; txSignature: string; reason: FailureReason; message?: string }
   | { type: 'dropped'; intentId: string; txSignature: string }

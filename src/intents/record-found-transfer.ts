@@ -154,7 +154,10 @@ function refuse(v: Verdict): Verdict {
  */
 function advance(tx: Tx, cur: StoredIntent, ft: FoundTransfer): void {
   const type = ft.commitment === 'finalized' ? 'CHAIN_FINALIZED' : 'CHAIN_CONFIRMED';
-  tx.apply(cur, { type, at: tx.now, txSignature: ft.txSignature }, 'ignore');
+  // Where the detector saw it land (EVM seenBlock, Solana slot) travels with the verdict: a watcher
+  // that never read the receipt itself needs it to tell a reorg from a node that is behind (contract 14).
+  const patch = ft.watchData && cur.txSignature === ft.txSignature ? { watchData: { ...(cur.watchData ?? {}), ...ft.watchData } } : undefined;
+  tx.apply(cur, { type, at: tx.now, txSignature: ft.txSignature }, 'ignore', patch);
 }
 
 /** The matching rules of contract section 11, strongest evidence first. null: not PayForge's business. */

@@ -23,8 +23,8 @@ const watchedReceipts: string[] = [];
 beforeAll(async () => {
   anvil = await startAnvil('base'); // automine: one block per transaction, `finalized` two blocks behind
   const usdc = await deployToken(anvil, { [payer.address]: 100_000_000n });
-  // A recording proxy: the reorg must come after the watcher has seen the receipt (a watcher that
-  // never saw it cannot tell a reorg from a transaction not mined yet, and rightly waits).
+  // A recording proxy: the reorg comes after the watcher has seen the receipt (a reorg before it,
+  // told by the block detection saw it in, is test/e2e/found-reorg-evm.test.ts).
   proxy = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',

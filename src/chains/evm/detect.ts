@@ -154,7 +154,8 @@ export function createEvmDetector(network: Network, rpc: RpcPool, source: Detect
           references: [],
           landedAt,
           commitment: 'confirmed',
-          watchData: { from: tx.from, nonce: hexToNum(tx.nonce), sinceBlock: block },
+          // seenBlock: where the transfer was seen, so the watcher can read a reorg it never saw itself.
+          watchData: { from: tx.from, nonce: hexToNum(tx.nonce), sinceBlock: block, seenBlock: block },
         },
         block,
         reported: 'none',

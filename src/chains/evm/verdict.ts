@@ -132,6 +132,9 @@ function onReceipt(t: Tracked, v: TickView, receipt: RpcReceipt, base: { intentI
     return;
   }
   const depth = v.head - r.blockNumber + 1;
-  if ((depth >= v.network.confirmations || final) && !t.reported.has('confirmed')) v.emit({ ...base, type: 'confirmed' });
+  if ((depth >= v.network.confirmations || final) && !t.reported.has('confirmed')) {
+    // The row keeps the receipt's block: after a restart a reorg is still told from a lagging node.
+    v.emit({ ...base, type: 'confirmed', watchData: { seenBlock: r.blockNumber } });
+  }
   if (final && !t.reported.has('finalized')) v.emit({ ...base, type: 'finalized' });
 }

@@ -128,6 +128,18 @@ export function createEvmWatcher(
     if (due && (t.last!.o.type !== 'reorged' || t.item.stage === 'confirmed')) emit(t, t.last!.o);
   }
 
+  /**
+   * A confirmed row names the block where its receipt was seen (by detection, or by a watcher
+   * before a restart): without it a watcher that never read the receipt itself could not tell a
+   * reorg (that node at or past the block, receipt gone) from a node that is behind (contract 14).
+   */
+  function seenOnRow(item: WatchItem): number | null {
+    const seen = item.watchData.seenBlock;
+    if (item.stage !== 'confirmed' || seen === undefined || seen === null) return null;
+    const n = Number(seen);
+    return Number.isSafeInteger(n) && n >= 0 ? n : null;
+  }
+
   function fresh(item: WatchItem): Tracked {
     const ownHex = item.signedTransaction === null ? null : base64ToHex(item.signedTransaction);
     const hash = item.txSignature as Hex;
@@ -143,7 +155,7 @@ export function createEvmWatcher(
       sinceBlock: since,
       nonceFreeAt: since,
       lastSentAt: Date.now(),
-      seenBlock: null,
+      seenBlock: seenOnRow(item),
       // A confirmed intent has had its confirmation; only finality or a reorg is news.
       reported: new Set(item.stage === 'confirmed' ? ['confirmed'] : []),
       last: null,
@@ -161,6 +173,7 @@ export function createEvmWatcher(
         cur.item = item;
         if (item.stage === 'confirmed') cur.reported.add('confirmed');
         else cur.reported.clear();
+        cur.seenBlock ??= seenOnRow(item);
       } else {
         tracked.set(item.intentId, fresh(item));
       }

@@ -8,7 +8,7 @@ import type { ChainObservation, Network, WatchItem, Watcher } from '../types';
 import { defaultWatcherLog, type WatcherLog } from '../watcher-log';
 import { sendTransaction } from './rpc';
 import { decideOn, settled, type Decision, type Followed } from './verdict';
-import { HASH_WINDOW_SLOTS, readWatchData } from './watch-data';
+import { HASH_WINDOW_SLOTS, readWatchData, type WatchFacts } from './watch-data';
 
 export interface SolanaWatcherOptions {
   /** Where RPC trouble is logged (through src/log.ts); the loop itself never stops on it. */
@@ -20,6 +20,12 @@ export interface SolanaWatcherOptions {
 
 /** What is remembered of unwatched transactions (the runtime unwatches and re-watches at each transition). */
 const MEMORY = 10_000;
+
+/**
+ * A confirmed intent was seen landed somewhere; with no record of where, it landed while its
+ * blockhash was valid, so no later than one hash window after the slot the hash was known at.
+ */
+const landedBy = (facts: WatchFacts): number | null => facts.landedSlot ?? (facts.hashSlot === null ? null : facts.hashSlot + HASH_WINDOW_SLOTS);
 
 export function createWatcher(
   network: Network,
@@ -113,14 +119,11 @@ export function createWatcher(
   function fresh(item: WatchItem): Followed {
     const facts = readWatchData(item.watchData);
     const known = memory.get(item.txSignature);
-    // A confirmed intent was seen landed somewhere; with no record of where, it landed while its
-    // blockhash was valid, so no later than one hash window after the slot the hash was known at.
-    const landedBy = facts.landedSlot ?? (facts.hashSlot === null ? null : facts.hashSlot + HASH_WINDOW_SLOTS);
     return {
       item,
       facts,
       reported: new Set(item.stage === 'confirmed' ? ['confirmed'] : []),
-      seenSlot: known?.seenSlot ?? (item.stage === 'confirmed' ? landedBy : null),
+      seenSlot: known?.seenSlot ?? (item.stage === 'confirmed' ? landedBy(facts) : null),
       pays: known?.pays ?? null,
       // The submit verb just broadcast these bytes; rehydration re-adds items, and a resend one
       // interval later is harmless either way.
@@ -143,8 +146,12 @@ export function createWatcher(
         // Re-watched from the row (idempotent): keep what we know of the chain, but take what was
         // reported from the row's stage, so a verdict whose write was lost is derived again.
         cur.item = item;
+        cur.facts = readWatchData(item.watchData);
         if (item.stage === 'confirmed') cur.reported.add('confirmed');
         else cur.reported.clear();
+        // Confirmed by someone else (detection) before this watcher saw it land: where the row says
+        // it landed, so a reorg is still told from a node that is behind (contract 14).
+        if (item.stage === 'confirmed') cur.seenSlot ??= landedBy(cur.facts);
       } else {
         followed.set(item.intentId, fresh(item));
       }

@@ -7,7 +7,7 @@ import { evmAdapter } from '../../../src/chains/evm/adapter';
 import type { ChainIntent, Network, VerifiedSubmission, Watcher } from '../../../src/chains/types';
 import type { RpcPool } from '../../../src/rpc/types';
 import type { AppError } from '../../../src/domain/errors';
-import { DEV_KEYS, startAnvil, type Anvil } from '../../support/evm/anvil';
+import { DEV_KEYS, receiptOf, startAnvil, type Anvil } from '../../support/evm/anvil';
 import { baseSepolia, countingPool, intentFor, poolFor, signBlob, type CountingPool } from '../../support/evm/chain';
 import { observations, type Observations } from '../../support/evm/observe';
 import { waitFor } from '../../support/api';
@@ -90,9 +90,10 @@ describe('EVM watcher', () => {
     await ticks(3);
     expect(obs.of(intent.id)).toEqual([]);
     await anvil.rpc('evm_mine');
-    expect(await obs.waitFor({ intentId: intent.id, type: 'confirmed' })).toEqual({
-      type: 'confirmed', intentId: intent.id, txSignature: v.txSignature,
-    });
+    const confirmed = await obs.waitFor({ intentId: intent.id, type: 'confirmed' });
+    // The receipt's block goes to the row with the verdict: a restarted watcher tells a reorg by it.
+    const block = Number((await receiptOf(anvil, v.txSignature)).blockNumber);
+    expect(confirmed).toEqual({ type: 'confirmed', intentId: intent.id, txSignature: v.txSignature, watchData: { seenBlock: block } });
     expect(obs.of(intent.id)).toEqual(['confirmed']);
     // finalized trails the head by two blocks with --slots-in-an-epoch 1.
     await anvil.rpc('anvil_mine', ['0x2']);

@@ -20,6 +20,9 @@ let toAhead: RpcProxy;
 let toBehind: RpcProxy | undefined;
 let usdc: Hex;
 let watcher: Watcher | undefined;
+let restarted: Watcher | undefined;
+/** What the first test leaves for the second: the pool, the paid intent and its confirmed row's watch data. */
+let paid: { pool: ReturnType<typeof createRpcPool>; intent: ReturnType<typeof intentFor>; txSignature: string; watchData: Record<string, unknown>; seenIn: number } | undefined;
 const payer = privateKeyToAccount(DEV_KEYS[6]);
 const requestor = privateKeyToAccount(generatePrivateKey()).address;
 const headOf = async (a: Anvil) => Number(await a.rpc<string>('eth_blockNumber'));
@@ -32,6 +35,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await watcher?.stop();
+  await restarted?.stop();
   await toBehind?.stop();
   await behind?.stop();
   await toAhead?.stop();
@@ -65,7 +69,9 @@ describe('a node that is behind is never read as a reorg', () => {
       intentId: intent.id, chain: network.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction,
       watchData: v.watchData, stage: 'pending', intent,
     });
-    await obs.waitFor({ intentId: intent.id, type: 'confirmed' });
+    const confirmed = await obs.waitFor({ intentId: intent.id, type: 'confirmed' });
+    // The verdict carries where the receipt was read, for the row (a restarted watcher needs it).
+    expect(confirmed).toMatchObject({ watchData: { seenBlock: seenIn } });
 
     // The first upstream goes away: every decision is now read from the node that is behind.
     toAhead.mode = 'down';
@@ -78,5 +84,21 @@ describe('a node that is behind is never read as a reorg', () => {
     await ahead.rpc('anvil_mine', ['0x2']);
     await obs.waitFor({ intentId: intent.id, type: 'finalized' }, 30_000);
     expect(obs.of(intent.id)).toEqual(['confirmed', 'finalized']);
+    paid = { pool, intent, txSignature: v.txSignature, watchData: { ...v.watchData, ...(confirmed as { watchData: object }).watchData }, seenIn };
+  });
+
+  it('a restarted watcher (receipt never read by it, block known from the row) on the lagging node: no reorg', async () => {
+    const { pool, intent, txSignature, watchData, seenIn } = paid!;
+    expect(watchData.seenBlock).toBe(seenIn);
+    toAhead.mode = 'down';
+    const obs = observations();
+    restarted = evmAdapter.createWatcher(baseSepolia([ahead.url], usdc), pool, obs.report);
+    restarted.watch({ intentId: intent.id, chain: intent.chain, txSignature, signedTransaction: null, watchData, stage: 'confirmed', intent });
+    const seen = toBehind!.forwarded;
+    await waitFor(() => toBehind!.forwarded >= seen + 6, 30_000, 'ticks on the lagging node');
+    expect(obs.of(intent.id)).toEqual([]);
+    toAhead.mode = 'up';
+    await obs.waitFor({ intentId: intent.id, type: 'finalized' }, 30_000);
+    expect(obs.of(intent.id)).toEqual(['finalized']);
   });
 });

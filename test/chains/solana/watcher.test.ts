@@ -121,6 +121,29 @@ describe('on-chain outcomes', () => {
     expect(obs.types(intent.id)).toEqual(['confirmed', 'reorged']);
   });
 
+  test('confirmed by detection before this watcher saw it land, then forked out: reported reorged', async () => {
+    const { fulfiller, requestor } = await parties(sol, 5_000_000n);
+    const intent = intentFor(requestor.address, fulfiller.address, 1_000_000n);
+    const { v } = await signedFor(intent, fulfiller);
+    const obs = collector();
+    const w = watcher(obs.report);
+    sol.chain.pause();
+    await solanaAdapter.broadcast(network, rpc, v);
+    follow(w, intent, v); // pending: the watcher reads it as not landed yet
+    // In one synchronous step (no watcher read can come between): it lands and confirms, the
+    // detector's verdict moves the row to confirmed with the slot it landed at, and a fork
+    // discards it. This watcher never saw its status.
+    for (let i = 0; i < 3; i++) sol.chain.tick();
+    const slot = sol.chain.landedTx(v.txSignature)!.slot;
+    w.watch({
+      intentId: intent.id, chain: intent.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction,
+      watchData: { ...v.watchData, slot }, stage: 'confirmed', intent,
+    });
+    sol.chain.forgetTransaction(v.txSignature);
+    await waitUntil('reorged', () => obs.types(intent.id).includes('reorged'));
+    expect(obs.types(intent.id)).toEqual(['reorged']);
+  });
+
   test('a watch item re-added at stage confirmed (rehydration) reports only finalized', async () => {
     const { fulfiller, requestor } = await parties(sol, 5_000_000n);
     const intent = intentFor(requestor.address, fulfiller.address, 1_000_000n);

@@ -1,0 +1,108 @@
+// A payment FOUND by detection and then reorged out before the chain watcher ever read its receipt
+// (contract 14: a reorg verdict needs the block where the receipt was seen; contract 11: detection
+// drives the intent like a submit). On anvil a wallet pays from the intent's paymentUri, detection
+// confirms the intent, and while the watcher's receipt reads are held back a one-block reorg
+// replaces the payment with an empty block. The intent must go back to pending and stay there
+// past finality: the merchant is never told money arrived that is not on chain.
+import { parse as parseEip681 } from 'eth-url-parser';
+import { createWalletClient, defineChain, erc20Abi, http, publicActions, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventTypes, waitFor } from '../support/api';
+import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
+import { deployToken } from '../support/evm/token';
+import { startTestServer, type ApiClient, type TestServer } from '../support/server';
+
+const BASE = 'eip155:84532';
+let anvil: Anvil;
+let s: TestServer;
+let api: ApiClient;
+let proxy: ReturnType<typeof Bun.serve>;
+const payer = privateKeyToAccount(DEV_KEYS[7]);
+/** While true, the watcher's receipt reads answer a JSON-RPC error (no answer: it decides nothing). */
+let holdWatcher = true;
+/** Watcher ticks after the hold, per followed hash: the node's finalized block and whether the receipt was there. */
+const watcherReads: Array<{ hash: string; finalized: number; receipt: boolean }> = [];
+
+beforeAll(async () => {
+  anvil = await startAnvil('base'); // automine: one block per transaction, `finalized` two blocks behind
+  const usdc = await deployToken(anvil, { [payer.address]: 100_000_000n });
+  proxy = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      const body = await req.text();
+      const upstream = await (await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
+      const calls = [JSON.parse(body)].flat() as Array<{ id: number; method: string; params: unknown[] }>;
+      // The watcher's batch is the one with the finalized block and receipts (the detector's have no receipts with it).
+      const watcher = calls.some((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'finalized') && calls.some((c) => c.method === 'eth_getTransactionReceipt');
+      if (!watcher) return new Response(upstream, { headers: { 'content-type': 'application/json' } });
+      const answers = [JSON.parse(upstream)].flat() as Array<{ id: number; result?: any; error?: unknown }>;
+      const fin = answers.find((a) => a.id === calls.find((c) => c.params[0] === 'finalized')!.id)?.result;
+      for (const c of calls.filter((x) => x.method === 'eth_getTransactionReceipt')) {
+        const a = answers.find((x) => x.id === c.id)!;
+        if (holdWatcher) {
+          delete a.result;
+          a.error = { code: -32000, message: 'held by the test' };
+        } else {
+          watcherReads.push({ hash: String(c.params[0]).toLowerCase(), finalized: Number(fin?.number ?? -1), receipt: Boolean(a.result) });
+        }
+      }
+      return new Response(JSON.stringify(answers), { headers: { 'content-type': 'application/json' } });
+    },
+  });
+  s = await startTestServer({
+    networks: { [BASE]: { rpc: [`http://127.0.0.1:${proxy.port}`], pollIntervalMs: 50, tokens: { USDC: { address: usdc, decimals: 6 } } } },
+  });
+  api = s.api(s.account({ plan: 'pro' }).key);
+}, 60_000);
+
+afterAll(async () => {
+  await s?.stop();
+  proxy?.stop(true);
+  await anvil?.stop();
+});
+
+const stateOf = (id: string, want: string) => async () => {
+  const i = (await api.get(`/v1/intents/${id}`)).body.intent;
+  return i.state === want ? i : undefined;
+};
+
+describe('a found payment reorged out before the watcher read its receipt', () => {
+  it('goes back to pending and never finalizes on money that is not on chain', async () => {
+    const requestor = privateKeyToAccount(generatePrivateKey()).address;
+    const intent = (await api.post('/v1/intents', { chain: BASE, token: 'USDC', amount: '4', requestor, fulfiller: payer.address })).body.intent;
+    const req = parseEip681(intent.paymentUri);
+    const wallet = createWalletClient({
+      account: payer,
+      chain: defineChain({ id: 84532, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.url] } } }),
+      transport: http(anvil.url),
+      pollingInterval: 50,
+    }).extend(publicActions);
+    const hash = await wallet.writeContract({
+      address: req.target_address as Hex, abi: erc20Abi, functionName: 'transfer',
+      args: [req.parameters!.address as Hex, BigInt(req.parameters!.uint256!)],
+    });
+    const mined = await wallet.waitForTransactionReceipt({ hash });
+    const confirmed = await waitFor(stateOf(intent.id, 'confirmed'), 20_000, 'detection to confirm the intent');
+    expect(confirmed.txSignature.toLowerCase()).toBe(hash.toLowerCase());
+
+    // Replace the payment's block with an empty one: gone from chain and pool, and nobody holds
+    // its bytes to send it again. Only then may the watcher read: it never saw the receipt.
+    await anvil.rpc('anvil_reorg', [1, []]);
+    expect(await anvil.rpc('eth_getTransactionReceipt', [hash])).toBeNull();
+    holdWatcher = false;
+    const back = await waitFor(stateOf(intent.id, 'pending'), 20_000, 'the intent back to pending');
+    expect(back.confirmedAt).toBeNull();
+
+    // Past finality of the block the payment was in: the watcher reads it gone at final depth and
+    // the intent stays pending, with no paid verdict after the reorg.
+    await anvil.rpc('anvil_mine', ['0x4']);
+    const block = Number(mined.blockNumber);
+    const seenAt = watcherReads.length;
+    await waitFor(() => watcherReads.slice(seenAt).some((r) => r.hash === hash.toLowerCase() && r.finalized >= block && !r.receipt), 20_000, 'a watcher read past finality');
+    await waitFor(() => watcherReads.slice(seenAt).filter((r) => r.hash === hash.toLowerCase() && r.finalized >= block).length >= 2, 20_000, 'a second watcher read past finality');
+    expect((await api.get(`/v1/intents/${intent.id}`)).body.intent).toMatchObject({ state: 'pending', finalizedAt: null });
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.pending']);
+  }, 60_000);
+});
