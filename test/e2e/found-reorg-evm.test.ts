@@ -4,12 +4,11 @@
 // confirms the intent, and while the watcher's receipt reads are held back a one-block reorg
 // replaces the payment with an empty block. The intent must go back to pending and stay there
 // past finality: the merchant is never told money arrived that is not on chain.
-import { parse as parseEip681 } from 'eth-url-parser';
-import { createWalletClient, defineChain, erc20Abi, http, publicActions, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTypes, waitFor } from '../support/api';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
+import { payFromUri } from '../support/evm/pay-uri';
 import { deployToken } from '../support/evm/token';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
 
@@ -72,18 +71,7 @@ describe('a found payment reorged out before the watcher read its receipt', () =
   it('goes back to pending and never finalizes on money that is not on chain', async () => {
     const requestor = privateKeyToAccount(generatePrivateKey()).address;
     const intent = (await api.post('/v1/intents', { chain: BASE, token: 'USDC', amount: '4', requestor, fulfiller: payer.address })).body.intent;
-    const req = parseEip681(intent.paymentUri);
-    const wallet = createWalletClient({
-      account: payer,
-      chain: defineChain({ id: 84532, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.url] } } }),
-      transport: http(anvil.url),
-      pollingInterval: 50,
-    }).extend(publicActions);
-    const hash = await wallet.writeContract({
-      address: req.target_address as Hex, abi: erc20Abi, functionName: 'transfer',
-      args: [req.parameters!.address as Hex, BigInt(req.parameters!.uint256!)],
-    });
-    const mined = await wallet.waitForTransactionReceipt({ hash });
+    const { hash, receipt: mined } = await payFromUri(anvil, payer, intent.paymentUri);
     const confirmed = await waitFor(stateOf(intent.id, 'confirmed'), 20_000, 'detection to confirm the intent');
     expect(confirmed.txSignature.toLowerCase()).toBe(hash.toLowerCase());
 

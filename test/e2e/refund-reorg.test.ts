@@ -2,12 +2,11 @@
 // anvil a wallet pays an intent, detection confirms it, the merchant refunds it, then a one-block
 // reorg takes the payment out of the chain. The original is back to pending, and build and
 // submit of its refund answer 409 before any chain work; the refund itself is untouched.
-import { parse as parseEip681 } from 'eth-url-parser';
-import { createWalletClient, defineChain, erc20Abi, http, publicActions, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, waitFor } from '../support/api';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
+import { payFromUri } from '../support/evm/pay-uri';
 import { deployToken } from '../support/evm/token';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
 
@@ -62,18 +61,7 @@ describe('refund of an original that a reorg moved back', () => {
   it('build and submit of the refund are 409 intent.invalid_state with details.reason original_not_paid', async () => {
     const requestor = privateKeyToAccount(generatePrivateKey()).address;
     const intent = (await api.post('/v1/intents', { chain: BASE, token: 'USDC', amount: '3', requestor, fulfiller: payer.address })).body.intent;
-    const req = parseEip681(intent.paymentUri);
-    const wallet = createWalletClient({
-      account: payer,
-      chain: defineChain({ id: 84532, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.url] } } }),
-      transport: http(anvil.url),
-      pollingInterval: 50,
-    }).extend(publicActions);
-    const hash = await wallet.writeContract({
-      address: req.target_address as Hex, abi: erc20Abi, functionName: 'transfer',
-      args: [req.parameters!.address as Hex, BigInt(req.parameters!.uint256!)],
-    });
-    await wallet.waitForTransactionReceipt({ hash });
+    const { hash } = await payFromUri(anvil, payer, intent.paymentUri);
     await waitFor(stateOf(intent.id, 'confirmed'), 20_000, 'confirmed');
     const refund = (await api.post(`/v1/intents/${intent.id}/refund`)).body.intent;
     expect(refund).toMatchObject({ state: 'created', refundOf: intent.id, requestor: payer.address });
