@@ -10,7 +10,7 @@ import {
 import { erc20Abi, keccak256, parseTransaction, type Hex, type TransactionSerializableEIP1559 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/api';
+import { intentIn, waitFor } from '../support/api';
 import { startAnvil, DEV_KEYS, type Anvil } from '../support/evm/anvil';
 import { b64ToHex, signBlob } from '../support/evm/chain';
 import { deployToken, ownerClient } from '../support/evm/token';
@@ -52,10 +52,7 @@ afterAll(async () => {
   await Promise.all([anvil?.stop(), sol?.stop()]);
 });
 
-const stateOf = (id: string, want: string) => async () => {
-  const r = await api.get(`/v1/intents/${id}`);
-  return r.body.intent.state === want ? r.body.intent : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 
 /**
  * Fire every body, `spreadMs` apart (the outside tester's "a few milliseconds apart"): later

@@ -5,7 +5,7 @@ import { parse as parseEip681 } from 'eth-url-parser';
 import { createWalletClient, defineChain, erc20Abi, http, publicActions, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventTypes, waitFor } from '../support/api';
+import { eventTypes, intentIn, waitFor } from '../support/api';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
 import { deployToken } from '../support/evm/token';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
@@ -28,10 +28,7 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
-const stateOf = (id: string, want: string) => async () => {
-  const i = (await api.get(`/v1/intents/${id}`)).body.intent;
-  return i.state === want ? i : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 
 describe('detection across a restart', () => {
   it('a detected payment confirmed before the restart is finalized after it, every event once', async () => {

@@ -4,7 +4,7 @@
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/api';
+import { intentIn, waitFor } from '../support/api';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
 import { ALPHA_USD, signBlob } from '../support/evm/chain';
@@ -24,10 +24,7 @@ const payer = privateKeyToAccount(DEV_KEYS[1]);
 // A fresh Tempo wallet holding AlphaUSD only: dev accounts carry a fee-token preference.
 const tempoPayer = privateKeyToAccount(generatePrivateKey());
 
-const stateOf = (id: string, want: string) => async () => {
-  const r = await api.get(`/v1/intents/${id}`);
-  return r.body.intent.state === want ? r.body.intent : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 const balanceOf = (anvil: Anvil, token: Hex, who: string) =>
   ownerClient(anvil).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who as Hex] });
 

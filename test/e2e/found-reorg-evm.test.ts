@@ -6,7 +6,7 @@
 // past finality: the merchant is never told money arrived that is not on chain.
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventTypes, waitFor } from '../support/api';
+import { eventTypes, intentIn, waitFor } from '../support/api';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
 import { payFromUri } from '../support/evm/pay-uri';
 import { deployToken } from '../support/evm/token';
@@ -62,10 +62,7 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
-const stateOf = (id: string, want: string) => async () => {
-  const i = (await api.get(`/v1/intents/${id}`)).body.intent;
-  return i.state === want ? i : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 
 describe('a found payment reorged out before the watcher read its receipt', () => {
   it('goes back to pending and never finalizes on money that is not on chain', async () => {

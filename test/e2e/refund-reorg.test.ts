@@ -4,7 +4,7 @@
 // submit of its refund answer 409 before any chain work; the refund itself is untouched.
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, waitFor } from '../support/api';
+import { expectError, intentIn, waitFor } from '../support/api';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
 import { payFromUri } from '../support/evm/pay-uri';
 import { deployToken } from '../support/evm/token';
@@ -52,10 +52,7 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
-const stateOf = (id: string, want: string) => async () => {
-  const i = (await api.get(`/v1/intents/${id}`)).body.intent;
-  return i.state === want ? i : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 
 describe('refund of an original that a reorg moved back', () => {
   it('build and submit of the refund are 409 intent.invalid_state with details.reason original_not_paid', async () => {

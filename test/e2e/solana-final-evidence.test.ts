@@ -5,7 +5,7 @@
 // landed are accepted after their blockhash expired.
 import { generateKeyPairSigner, getCompiledTransactionMessageDecoder, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventTypes, expectError, waitFor } from '../support/api';
+import { eventTypes, expectError, intentIn, waitFor } from '../support/api';
 import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalNode, type LocalSolana } from '../support/solana/local-solana';
 import { sendRaw, walletTransfer } from '../support/solana/transfer';
 import { signMessageBlob } from '../support/solana/wallet';
@@ -47,10 +47,7 @@ async function create(requestor: string, amount: string) {
 const blockhashOf = (blob: string): string =>
   getCompiledTransactionMessageDecoder().decode(new Uint8Array(Buffer.from(blob, 'base64'))).lifetimeToken;
 
-const stateOf = (id: string, want: string) => async () => {
-  const r = await api.get(`/v1/intents/${id}`);
-  return r.body.intent.state === want ? r.body.intent : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 
 describe('Solana verdicts from final evidence, end to end', () => {
   it('landed and finalized while PayForge was down past its TTL; the first node came back without history: no drop, pendingAtExpiry, finalized with every event', async () => {

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @solana/pay 1.0.16 wants @solana/kit ^6.5 as a peer while PayForge pins 8.4: its parseURL source
 // needs only kit's `address`, so the wallet library's own parser is imported from its source file.
 import { parseURL, type TransferRequestURL } from '../../node_modules/@solana/pay/src/parseURL';
-import { eventTypes, waitFor } from '../support/api';
+import { eventTypes, intentIn, waitFor } from '../support/api';
 import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
 import { signMessageBlob } from '../support/solana/wallet';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
@@ -83,10 +83,7 @@ async function payTransferRequest(uri: string, amountDelta = 0n): Promise<string
   return sendRaw(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)));
 }
 
-const stateOf = (id: string, want: string) => async () => {
-  const i = (await api.get(`/v1/intents/${id}`)).body.intent;
-  return i.state === want ? i : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 
 describe('Solana payments found on chain', () => {
   it('the built transfer carries the reference as a read-only non-signer account; a submit of it still pays', async () => {

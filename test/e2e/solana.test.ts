@@ -3,7 +3,7 @@
 // by a real loopback receiver.
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/api';
+import { intentIn, waitFor } from '../support/api';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
 import { signMessageBlob } from '../support/solana/wallet';
@@ -16,10 +16,7 @@ let api: ApiClient;
 let fulfiller: KeyPairSigner;
 
 
-const stateOf = (id: string, want: string) => async () => {
-  const r = await api.get(`/v1/intents/${id}`);
-  return r.body.intent.state === want ? r.body.intent : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 
 beforeAll(async () => {
   sol = await startLocalSolana({ slotMs: 40, blockhashValidBlocks: 30 });

@@ -4,7 +4,7 @@
 import { createWalletClient, defineChain, erc20Abi, http, publicActions, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, expectError, waitFor } from '../support/api';
+import { eventsOf, expectError, intentIn, waitFor } from '../support/api';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
 import { ALPHA_USD } from '../support/evm/chain';
 import { deployToken, ownerClient } from '../support/evm/token';
@@ -58,10 +58,7 @@ async function create(chain: string, token: string, amount: string, requestor: s
   return r.body.intent as { id: string };
 }
 
-const stateOf = (id: string, want: string) => async () => {
-  const r = await api.get(`/v1/intents/${id}`);
-  return r.body.intent.state === want ? r.body.intent : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 
 const ALL = ['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized'];
 

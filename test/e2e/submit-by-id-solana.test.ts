@@ -3,7 +3,7 @@
 // told the signature. Through the real HTTP server; mirrors submit-by-id-evm.test.ts.
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, expectError, waitFor } from '../support/api';
+import { eventsOf, expectError, intentIn, waitFor } from '../support/api';
 import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
 import { walletTransfer } from '../support/solana/transfer';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
@@ -52,10 +52,7 @@ async function create(requestor: string, amount: string) {
   return r.body.intent as { id: string };
 }
 
-const stateOf = (id: string, want: string) => async () => {
-  const r = await api.get(`/v1/intents/${id}`);
-  return r.body.intent.state === want ? r.body.intent : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 const chainSays = (sig: string, want: 'confirmed' | 'finalized') => () => {
   const st = sol.chain.status(sig, false)?.confirmationStatus;
   return st === want || st === 'finalized';

@@ -7,7 +7,7 @@ import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { erc20Abi, keccak256, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, expectError, waitFor } from '../support/api';
+import { eventsOf, expectError, intentIn, waitFor } from '../support/api';
 import { startCrashProxy, type CrashProxy } from '../support/crash-proxy';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
 import { b64ToHex, signBlob } from '../support/evm/chain';
@@ -64,10 +64,7 @@ afterAll(async () => {
   await Promise.all([anvil?.stop(), sol?.stop()]);
 });
 
-const stateOf = (id: string, want: string) => async () => {
-  const r = await api.get(`/v1/intents/${id}`);
-  return r.body.intent.state === want ? r.body.intent : undefined;
-};
+const stateOf = (id: string, want: string) => intentIn(api, id, want);
 
 /** `resubmit`: the client retries the same bytes (answered at once); otherwise reconciliation alone applies it. */
 async function failedCommit(id: string, signedTransaction: string, other: string, resubmit: boolean): Promise<void> {

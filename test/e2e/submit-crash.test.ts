@@ -11,7 +11,7 @@ import { erc20Abi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db';
-import { eventsOf, waitFor } from '../support/api';
+import { eventsOf, intentIn, waitFor } from '../support/api';
 import { startServe } from '../support/cli';
 import { startCrashProxy, type CrashProxy } from '../support/crash-proxy';
 import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
@@ -84,10 +84,7 @@ function expireOnDisk(id: string): void {
   db.close();
 }
 
-const stateOf = (api: ApiClient, id: string, want: string) => async () => {
-  const r = await api.get(`/v1/intents/${id}`);
-  return r.body.intent.state === want ? r.body.intent : undefined;
-};
+const stateOf = intentIn;
 
 async function submitAndDie(api: ApiClient, proxy: CrashProxy, id: string, signedTransaction: string): Promise<void> {
   proxy.armOnce(killServer);

@@ -51,3 +51,11 @@ export async function deadPort(): Promise<number> {
     });
   });
 }
+
+/** For `waitFor`: the intent when it is in state `want`, else undefined (polled through the API). */
+export function intentIn(api: ApiClient, id: string, want: string): () => Promise<any> {
+  return async () => {
+    const i = (await api.get(`/v1/intents/${id}`)).body.intent;
+    return i.state === want ? i : undefined;
+  };
+}
