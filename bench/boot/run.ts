@@ -25,6 +25,8 @@ interface Boot {
 }
 
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+/** Extra flags for the measured `bun` (e.g. BENCH_BUN_FLAGS='--cpu-prof-md --cpu-prof-dir=/tmp/p'). */
+const BUN_FLAGS = (process.env.BENCH_BUN_FLAGS ?? '').split(' ').filter(Boolean);
 /** utime + stime of a process, in seconds (clock ticks of 1/100 s on Linux). */
 async function cpuSeconds(pid: number): Promise<number> {
   const f = (await Bun.file(`/proc/${pid}/stat`).text()).split(') ')[1]!.split(' ');
@@ -35,7 +37,7 @@ async function cpuSeconds(pid: number): Promise<number> {
 async function boot(db: string): Promise<Boot> {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = Bun.spawn([process.execPath, MAIN, 'serve', '--db', db, '--port', String(port)], {
+  const proc = Bun.spawn([process.execPath, ...BUN_FLAGS, MAIN, 'serve', '--db', db, '--port', String(port)], {
     env: { ...process.env, PAYFORGE_LOG_LEVEL: 'error' },
     stdout: 'ignore',
     stderr: 'inherit',
@@ -134,7 +136,9 @@ for (const [name, live, stored] of [
     runs.push({ name, live, stored, boot: b, bytesPerIntent });
     console.log(name, b);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // BENCH_KEEP_DB=1 leaves the databases for profiling (`serve --db <path>` under --cpu-prof).
+    if (process.env.BENCH_KEEP_DB === '1') console.log('kept', db);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

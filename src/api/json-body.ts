@@ -2,7 +2,7 @@
 // stream (413), nesting depth bounded before JSON.parse (400), a JSON object at the top, and no
 // "__proto__" key anywhere, so nothing later can be fooled by a smuggled prototype.
 import { AppError } from '../domain/errors';
-import { readCapped, tooLarge } from '../web/body-limit';
+import { MAX_BODY_BYTES, readCapped, tooLarge } from '../web/body-limit';
 
 /** Deepest nesting accepted; our deepest body, {metadata: {k: v}}, has 2 levels. */
 export const MAX_JSON_DEPTH = 16;
@@ -24,8 +24,11 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
       { details: { content_type: type.slice(0, 100) || null, accepted: ['application/json'] } },
     );
   }
-  const bytes = await readCapped(request.body);
-  if (bytes === null) throw tooLarge();
+  // A declared length is the length (HTTP framing), and onRequest already refused one over the
+  // limit: read it in one go. Only a chunked body is read chunk by chunk, counting as it goes
+  // (the stream reader cost ~8 % of a create in bench/create's profile).
+  const bytes = declared !== null && Number(declared) <= MAX_BODY_BYTES ? await request.bytes() : await readCapped(request.body);
+  if (bytes === null || bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);

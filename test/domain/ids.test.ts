@@ -1,7 +1,7 @@
 // Ids: hot-path ids are time-ordered (they append to their indexes) and still unguessable;
 // account and key ids stay fully random.
 import { describe, expect, it } from 'vitest';
-import { base62Time, newId } from '../../src/domain/ids';
+import { base62Time, newId, randomBase62 } from '../../src/domain/ids';
 
 describe('ids', () => {
   it('pi_, evt_, whd_ ids keep their shape and sort by creation time', () => {
@@ -28,5 +28,19 @@ describe('ids', () => {
     expect(base62Time(61)).toBe('0000000z');
     expect(base62Time(62)).toBe('00000010');
     expect(base62Time(61) < base62Time(62)).toBe(true);
+  });
+
+  it('random characters stay uniform across many refills of the random byte pool', () => {
+    // 310,000 characters use ~80 pools of 4 KiB: a reused or unfilled pool would skew this.
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 10_000; i++) for (const c of randomBase62(31)) counts.set(c, (counts.get(c) ?? 0) + 1);
+    expect(counts.size).toBe(62);
+    // Each character is expected 5,000 times (sd ~70): far outside these bounds means bias.
+    for (const n of counts.values()) {
+      expect(n).toBeGreaterThan(4_500);
+      expect(n).toBeLessThan(5_500);
+    }
+    const seen = new Set(Array.from({ length: 20_000 }, () => randomBase62(16)));
+    expect(seen.size).toBe(20_000);
   });
 });

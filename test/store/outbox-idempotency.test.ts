@@ -109,6 +109,7 @@ describe('migrations', () => {
       expect(pragma('journal_mode')).toBe('wal');
       expect(pragma('synchronous')).toBe(2); // FULL
       expect(pragma('foreign_keys')).toBe(1);
+      expect(pragma('temp_store')).toBe(2); // MEMORY: savepoint journals are not temp files
       const tables = (again.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name);
       for (const name of ['accounts', 'api_keys', 'events', 'idempotency_keys', 'intents', 'webhook_deliveries', 'webhook_endpoints']) {
         expect(tables).toContain(name);
