@@ -39,5 +39,10 @@ export const MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: string 
     "tag": "0007_refunds",
     "when": 1795458267767,
     "sql": "ALTER TABLE `intents` ADD `refunds` text DEFAULT '[]' NOT NULL;--> statement-breakpoint\n-- Intents refunded before this column existed had one refund: the one refundedBy names.\nUPDATE `intents` SET `refunds` = json_array(`refunded_by`) WHERE `refunded_by` IS NOT NULL;\n"
+  },
+  {
+    "tag": "0008_leases_claims",
+    "when": 1795463893718,
+    "sql": "CREATE TABLE `claims` (\n\t`kind` text NOT NULL,\n\t`key` text NOT NULL,\n\t`owner` text NOT NULL,\n\t`expires_at` integer NOT NULL,\n\tPRIMARY KEY(`kind`, `key`)\n);\n--> statement-breakpoint\nCREATE TABLE `leases` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`owner` text NOT NULL,\n\t`epoch` integer NOT NULL,\n\t`expires_at` integer NOT NULL\n);\n"
   }
 ];

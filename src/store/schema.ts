@@ -283,3 +283,31 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.accountId, t.mode, t.key] }), index('idempotency_expiry').on(t.expiresAt)],
 );
+
+/**
+ * Leases on live work (issue 12: chain watches by shard of intents `shard:<n>`, detection per
+ * chain `detect:<chain>`): one owner at a time until expires_at; epoch grows on every change of
+ * owner, and writes made for a lease carry (name, epoch) so a former owner's are dropped (fencing).
+ */
+export const leases = sqliteTable('leases', {
+  name: text('name').primaryKey(),
+  owner: text('owner').notNull(),
+  epoch: integer('epoch').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+});
+
+/**
+ * Claims on work in flight that must not run twice at once across processes (issue 12: an
+ * idempotency key being answered, one broadcast of an intent at a time): inserted when absent or
+ * expired, deleted on release.
+ */
+export const claims = sqliteTable(
+  'claims',
+  {
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    owner: text('owner').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] })],
+);

@@ -14,13 +14,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const PACKAGE_HINT =
-  'The PostgreSQL tests need a PostgreSQL server: `apt-get install -y postgresql` (Debian\'s package, what .ci/run does), ' +
+  "The PostgreSQL tests need a PostgreSQL server: `apt-get install -y postgresql` (Debian's package, what .ci/run does), " +
   'or set PAYFORGE_PG_BIN to a folder holding initdb, pg_ctl and postgres.';
 
 /** The folder holding initdb/pg_ctl/postgres: $PAYFORGE_PG_BIN, else the newest `<root>/<major>/bin`. */
 export function findPostgresBin(root = '/usr/lib/postgresql', fromEnv = process.env.PAYFORGE_PG_BIN): string {
   if (fromEnv) {
-    if (!existsSync(join(fromEnv, 'pg_ctl'))) throw new Error(`PAYFORGE_PG_BIN=${fromEnv} holds no pg_ctl. ${PACKAGE_HINT}`);
+    if (!existsSync(join(fromEnv, 'pg_ctl')))
+      throw new Error(`PAYFORGE_PG_BIN=${fromEnv} holds no pg_ctl. ${PACKAGE_HINT}`);
     return fromEnv;
   }
   const majors = existsSync(root)
@@ -48,7 +49,9 @@ function run(bin: string, tool: string, args: string[]): Promise<void> {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     child.once('error', (e) => reject(new Error(`${tool}: ${e.message}. ${PACKAGE_HINT}`)));
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${tool} ${args.join(' ')} exited with ${code}:\n${out}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${tool} ${args.join(' ')} exited with ${code}:\n${out}`)),
+    );
   });
 }
 
@@ -100,7 +103,17 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<OwnedClus
   writeFileSync(join(root, 'owner.pid'), String(process.pid));
   const watchdog = startWatchdog(bin, root, dataDir);
   try {
-    await run(bin, 'initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    await run(bin, 'initdb', [
+      '-D',
+      dataDir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ]);
   } catch (e) {
     watchdog.kill();
     rmSync(root, { recursive: true, force: true });
@@ -190,4 +203,3 @@ function startWatchdog(bin: string, root: string, dataDir: string) {
   child.unref();
   return { kill: () => child.kill('SIGKILL') };
 }
-

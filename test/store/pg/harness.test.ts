@@ -66,19 +66,28 @@ describe('test/support/postgres', () => {
     const empty = mkdtempSync(join(tmpdir(), 'payforge-nopg-'));
     try {
       expect(() => findPostgresBin(empty, '')).toThrow(/apt-get install -y postgresql/);
-      expect(() => findPostgresBin(empty, join(empty, 'bin'))).toThrow(/PAYFORGE_PG_BIN=.*apt-get install -y postgresql/);
+      expect(() => findPostgresBin(empty, join(empty, 'bin'))).toThrow(
+        /PAYFORGE_PG_BIN=.*apt-get install -y postgresql/,
+      );
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
   });
 
   it('stops the server and removes its folder when the owning process is killed -9', async () => {
-    const child = spawn(process.execPath, ['-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const { startCluster } = await import(${JSON.stringify(join(import.meta.dirname, '../../support/postgres-cluster.ts'))});
       const c = await startCluster();
       console.log(JSON.stringify({ dataDir: c.dataDir, root: c.socketDir }));
       setInterval(() => {}, 1000);
-    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const started = await new Promise<{ dataDir: string; root: string }>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (c: Buffer) => {
