@@ -1,4 +1,5 @@
 // Claims (pg-design 10): short-lived "someone is doing this now" markers in the database, so they
+// (Return types are T | Promise<T>: the engine-neutral Awaitable<T> of src/store/awaitable.ts.)
 // hold across instances and across processes on one SQLite file: an idempotency key whose first
 // request is in flight, a transaction being broadcast. A claim row is taken when absent or
 // expired, in ONE statement (INSERT .. ON CONFLICT DO UPDATE .. WHERE expired), released by
@@ -8,7 +9,6 @@
 // by an OS crash only frees early, and the request's own write is still idempotent in the
 // database (the idempotency key and the submission row are unique there).
 import type { Database } from 'bun:sqlite';
-import type { Awaitable } from './awaitable';
 
 export interface ClaimStore {
   /**
@@ -16,11 +16,11 @@ export interface ClaimStore {
    * requests of one process exclude each other too). Returns the claim's token (release with
    * it), or null when it is held.
    */
-  claim(kind: string, key: string, ttlMs: number): Awaitable<string | null>;
+  claim(kind: string, key: string, ttlMs: number): string | null | Promise<string | null>;
   /** Give it back; a no-op when it expired and someone else took it since (the token differs). */
-  release(kind: string, key: string, token: string): Awaitable<void>;
+  release(kind: string, key: string, token: string): void | Promise<void>;
   /** True while an unexpired claim of (kind, key) exists, whoever holds it. */
-  held(kind: string, key: string): Awaitable<boolean>;
+  held(kind: string, key: string): boolean | Promise<boolean>;
 }
 
 /** A token unique to one claim: the instance (for an operator reading the table) and a nonce. */

@@ -8,7 +8,6 @@
 // an OS crash that loses a renewal only lets the lease run out early, and the crashed process
 // holds nothing any more anyway.
 import type { Database } from 'bun:sqlite';
-import type { Awaitable } from './awaitable';
 import { withoutFsync } from './claims';
 
 export interface Held {
@@ -23,20 +22,20 @@ export interface LeaseRow extends Held {
 
 export interface LeaseStore {
   /** Take each of `names` that is free or expired, for ttlMs; returns those taken with their new epochs. */
-  take(names: readonly string[], owner: string, ttlMs: number): Awaitable<Held[]>;
+  take(names: readonly string[], owner: string, ttlMs: number): Held[] | Promise<Held[]>;
   /** Extend the leases this owner still holds at these epochs; returns the names extended. */
-  renew(held: readonly Held[], owner: string, ttlMs: number): Awaitable<string[]>;
+  renew(held: readonly Held[], owner: string, ttlMs: number): string[] | Promise<string[]>;
   /** Give leases up at once (expired, epoch kept), if still held at these epochs. */
-  release(held: readonly Held[], owner: string): Awaitable<void>;
+  release(held: readonly Held[], owner: string): void | Promise<void>;
   /** Unexpired leases whose name starts with `prefix`. */
-  active(prefix: string): Awaitable<LeaseRow[]>;
+  active(prefix: string): LeaseRow[] | Promise<LeaseRow[]>;
   /**
    * Fencing: true when `owner` still holds `name` at `epoch`. Call it inside the transaction of the
    * write it guards; on PostgreSQL it locks the row FOR SHARE, so a takeover waits for that write.
    */
-  check(name: string, epoch: number, owner: string): Awaitable<boolean>;
+  check(name: string, epoch: number, owner: string): boolean | Promise<boolean>;
   /** Forget rows matching `prefix` that expired before `ms` ago (dead instances' heartbeats). */
-  sweep(prefix: string, olderThanMs: number): Awaitable<number>;
+  sweep(prefix: string, olderThanMs: number): number | Promise<number>;
 }
 
 type Row = { name: string; owner: string; epoch: number; expires_at: number };
