@@ -60,8 +60,15 @@ export function createLeaseStore(sqlite: Database, now: () => number = Date.now)
   const sweep = sqlite.prepare<unknown, [string, number]>("DELETE FROM leases WHERE name LIKE ?1 || '%' ESCAPE '\\' AND expires_at < ?2");
 
   const inTx = sqlite.transaction((fn: () => unknown) => fn());
-  /** One IMMEDIATE transaction committed without fsync (joins a transaction already open). */
-  const unsynced = <T>(fn: () => T): T => (sqlite.inTransaction ? fn() : withoutFsync(sqlite, () => inTx.immediate(fn) as T));
+  /**
+   * One IMMEDIATE transaction committed without fsync. Never inside a transaction already open on
+   * this connection (the group committer's batch, between two awaits of its writes): a lease
+   * joining it would share its fate, so the keeper tries again at its next look instead.
+   */
+  const unsynced = <T>(fn: () => T): T => {
+    if (sqlite.inTransaction) throw new Error('leases: a write transaction is open on this connection; retry at the next look');
+    return withoutFsync(sqlite, () => inTx.immediate(fn) as T);
+  };
   const like = (prefix: string) => prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
 
   return {
