@@ -1,0 +1,43 @@
+// Idempotency keys on PostgreSQL, as ../idempotency.ts: a stored response is returned until it
+// expires (expires_at > now), a put replaces whatever the key held (an expired key is reused).
+import type { Mode } from '../../domain/intent';
+import type { IdempotencyRepo, StoredResponse } from '../idempotency';
+import { type Async, changes, first, type Pg } from './sql';
+
+/**
+ * The in-flight claims (`claim`/`release`) are a process-wide set here, as on SQLite, until the
+ * claims table (issue 12 item 2, lane cluster) takes them into the database: share one set per
+ * store so every transaction's repos see the same claims.
+ */
+export function createPgIdempotencyRepo(q: Pg, claimed: Set<string> = new Set()): Async<IdempotencyRepo> {
+  const slot = (accountId: string, mode: Mode, key: string) => `${accountId}:${mode}:${key}`;
+  return {
+    async get(accountId, mode, key, now) {
+      const r = await first<{ request_hash: string; response_status: number; response_body: string }>(
+        q,
+        `SELECT request_hash, response_status, response_body FROM idempotency_keys
+          WHERE account_id = $1 AND mode = $2 AND key = $3 AND expires_at > $4`,
+        [accountId, mode, key, now],
+      );
+      return r ? { requestHash: r.request_hash, responseStatus: Number(r.response_status), responseBody: r.response_body } : null;
+    },
+    async put(accountId, mode, key, r: StoredResponse, now, ttlSeconds) {
+      await q.unsafe(
+        `INSERT INTO idempotency_keys (account_id, mode, key, request_hash, response_status, response_body, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (account_id, mode, key) DO UPDATE SET request_hash = excluded.request_hash,
+           response_status = excluded.response_status, response_body = excluded.response_body,
+           created_at = excluded.created_at, expires_at = excluded.expires_at`,
+        [accountId, mode, key, r.requestHash, r.responseStatus, r.responseBody, now, now + ttlSeconds * 1000],
+      );
+    },
+    purge: (now) => changes(q, 'DELETE FROM idempotency_keys WHERE expires_at <= $1', [now]),
+    async claim(accountId, mode, key) {
+      const k = slot(accountId, mode, key);
+      if (claimed.has(k)) return false;
+      claimed.add(k);
+      return true;
+    },
+    release: async (accountId, mode, key) => void claimed.delete(slot(accountId, mode, key)),
+  };
+}

@@ -1,0 +1,66 @@
+// What every PostgreSQL repository is built on: a query handle that is either the pool (each
+// statement on any free connection, autocommit) or a transaction from `sql.begin` (every
+// statement on that one connection, inside BEGIN..COMMIT). Repositories never care which, so
+// `transact` hands out the same repositories bound to its transaction.
+import type { SQL } from 'bun';
+
+/** The pool or a transaction (Bun's TransactionSQL extends SQL). */
+export type Pg = SQL;
+
+/**
+ * A repository interface with every method returning a Promise: the PG implementations'
+ * concrete types, assignable to the engine-neutral (Awaitable) interfaces.
+ */
+export type Async<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K];
+};
+
+export type Row = Record<string, unknown>;
+
+/**
+ * Run one prepared statement (Bun names and caches it per connection); its rows as a plain array
+ * (Bun's result array also carries count and command).
+ */
+export async function rows<T = Row>(q: Pg, text: string, params: readonly unknown[] = []): Promise<T[]> {
+  return Array.from((await q.unsafe(text, params as unknown[])) as T[]);
+}
+
+export async function first<T = Row>(q: Pg, text: string, params: readonly unknown[] = []): Promise<T | null> {
+  return ((await rows<T>(q, text, params))[0] as T | undefined) ?? null;
+}
+
+/** Run a write; how many rows it wrote. */
+export async function changes(q: Pg, text: string, params: readonly unknown[] = []): Promise<number> {
+  const r = (await q.unsafe(text, params as unknown[])) as unknown as { count: number };
+  return r.count;
+}
+
+// Bun returns int8 (BIGINT: times in ms, seqs, counts) as a string whatever its value, so that
+// none loses precision; every value we keep in one is far below 2^53, so it becomes a number at
+// the edge of each repository. Amounts are never int8: they stay decimal TEXT, read as BigInt.
+export const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
+export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
+/** A boolean column (BOOLEAN on PG; 0/1 if ever an integer). */
+export const bool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't';
+
+/** Convert the named columns of each row to numbers in place (aliased camelCase results). */
+export function numbers<T>(list: Row[], cols: readonly string[]): T[] {
+  for (const r of list) for (const c of cols) if (r[c] !== null && r[c] !== undefined) r[c] = num(r[c]);
+  return list as T[];
+}
+
+/**
+ * `fn` in one transaction: a savepoint inside the caller's transaction when `q` already is one,
+ * else BEGIN..COMMIT on one pooled connection.
+ */
+export function atomically<T>(q: Pg, fn: (tx: Pg) => Promise<T>): Promise<T> {
+  const sp = (q as { savepoint?: (f: (tx: Pg) => Promise<T>) => Promise<T> }).savepoint;
+  if (typeof sp === 'function') return sp.call(q, fn);
+  return q.begin((tx) => fn(tx as unknown as Pg)) as Promise<T>;
+}
+
+/** The SQLSTATE of a server error (Bun puts it in `errno`), or null. */
+export function sqlState(e: unknown): string | null {
+  const errno = (e as { errno?: unknown } | null)?.errno;
+  return typeof errno === 'string' && /^[0-9A-Z]{5}$/.test(errno) ? errno : null;
+}

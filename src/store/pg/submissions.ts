@@ -1,0 +1,76 @@
+// Submission rows on PostgreSQL, as ../submissions.ts: the write-ahead record of every
+// transaction PayForge was told about for an intent, committed `sending` before a broadcast.
+import type { NewSubmission, Submission, SubmissionOutcome, SubmissionRepo, SubmissionSource, SubmissionStatus } from '../submissions';
+import { type Async, first, num, type Pg, type Row, rows } from './sql';
+
+function fromRow(r: Row): Submission {
+  return {
+    seq: num(r.seq),
+    intentId: r.intent_id as string,
+    chain: r.chain as string,
+    txSignature: r.tx_signature as string,
+    signer: r.signer as string,
+    signedTransaction: (r.signed_transaction as string | null) ?? null,
+    watchData: r.watch_data === null || r.watch_data === undefined ? null : (JSON.parse(r.watch_data as string) as Record<string, unknown>),
+    source: r.source as SubmissionSource,
+    status: r.status as SubmissionStatus,
+    outcome: (r.outcome as SubmissionOutcome | null) ?? null,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+/**
+ * The broadcast claims are a process-wide set, as on SQLite, until the claims table (issue 12
+ * item 2, lane cluster) takes them into the database: one set per store, shared by every
+ * transaction's repos.
+ */
+export function createPgSubmissionRepo(q: Pg, broadcasting: Set<string> = new Set()): Async<SubmissionRepo> {
+  const bkey = (chain: string, tx: string) => `${chain}|${tx}`;
+  const facts = (s: NewSubmission) => [s.signer, s.signedTransaction, s.watchData === null ? null : JSON.stringify(s.watchData), s.source, s.status];
+  const setStatus = (status: SubmissionStatus, chain: string, tx: string, at: number) =>
+    q.unsafe('UPDATE submissions SET status = $1, updated_at = $2 WHERE chain = $3 AND tx_signature = $4', [status, at, chain, tx]);
+  return {
+    async record(s) {
+      const r = await first(
+        q,
+        `INSERT INTO submissions (intent_id, chain, tx_signature, signer, signed_transaction, watch_data, source, status, outcome, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $9) RETURNING *`,
+        [s.intentId, s.chain, s.txSignature, ...facts(s), s.createdAt],
+      );
+      return fromRow(r!);
+    },
+    async retry(s) {
+      const r = await first(
+        q,
+        `UPDATE submissions SET intent_id = $1, signer = $2, signed_transaction = $3, watch_data = $4, source = $5, status = $6,
+                outcome = NULL, updated_at = $7
+          WHERE chain = $8 AND tx_signature = $9 RETURNING *`,
+        [s.intentId, ...facts(s), s.createdAt, s.chain, s.txSignature],
+      );
+      return fromRow(r!);
+    },
+    markSent: async (chain, tx, at) => void (await setStatus('sent', chain, tx, at)),
+    markRejected: async (chain, tx, at) => void (await setStatus('rejected', chain, tx, at)),
+    setOutcome: async (chain, tx, outcome, at) =>
+      void (await q.unsafe('UPDATE submissions SET outcome = $1, updated_at = $2 WHERE chain = $3 AND tx_signature = $4', [outcome, at, chain, tx])),
+    async findByTx(chain, tx) {
+      const r = await first(q, 'SELECT * FROM submissions WHERE chain = $1 AND tx_signature = $2', [chain, tx]);
+      return r ? fromRow(r) : null;
+    },
+    openForIntent: async (intentId) =>
+      (await rows(q, `SELECT * FROM submissions WHERE intent_id = $1 AND outcome IS NULL AND status IN ('sending', 'sent') ORDER BY seq`, [intentId])).map(
+        fromRow,
+      ),
+    sending: async () => (await rows(q, `SELECT * FROM submissions WHERE status = 'sending' AND outcome IS NULL ORDER BY seq`)).map(fromRow),
+    hasSending: async (intentId) =>
+      (await first(q, `SELECT 1 AS x FROM submissions WHERE intent_id = $1 AND status = 'sending' LIMIT 1`, [intentId])) !== null,
+    async claimBroadcast(chain, tx) {
+      if (broadcasting.has(bkey(chain, tx))) return false;
+      broadcasting.add(bkey(chain, tx));
+      return true;
+    },
+    releaseBroadcast: async (chain, tx) => void broadcasting.delete(bkey(chain, tx)),
+    isBroadcasting: async (chain, tx) => broadcasting.has(bkey(chain, tx)),
+  };
+}

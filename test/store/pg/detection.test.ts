@@ -1,0 +1,99 @@
+// DetectionRepo on a real PostgreSQL with the real migrations: the receivers a detector watches
+// (live intents and intents closed within the look-back, each with its earliest createdAt, in
+// byte order) checked against the definition computed from the rows, as the SQLite store's
+// test does; references, scan cursors and unfinalized matches.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { statesTagged } from '../../../machines/judge';
+import type { IntentState } from '../../../src/domain/intent';
+import { createPgDetectionRepo } from '../../../src/store/pg/detection';
+import { createPgIntentRepo } from '../../../src/store/pg/intents';
+import { createPgPaymentRepo } from '../../../src/store/pg/payments';
+import { storedIntent } from '../../support/db';
+import { type PgTestDb, pgTestDb } from './db';
+
+let t: PgTestDb;
+beforeEach(async () => (t = await pgTestDb()));
+afterEach(() => t.dispose());
+
+const LIVE: readonly IntentState[] = statesTagged('live');
+const STATES: IntentState[] = ['created', 'pending', 'confirmed', 'dropped', 'finalized', 'failed', 'expired', 'cancelled'];
+const STATE_SETS = { live: LIVE, watching: statesTagged('watching') };
+
+describe('DetectionRepo (PostgreSQL)', () => {
+  it('receivers match their definition over live and closed intents of several receivers and chains', async () => {
+    const intents = createPgIntentRepo(t.sql, { live: LIVE });
+    // Mixed case on purpose: the order is byte order (as SQLite's), not the locale's.
+    const requestors = ['0x1111111111111111111111111111111111111111', '0xAbCd000000000000000000000000000000000000', '0xaaaa000000000000000000000000000000000000'];
+    const tokens = ['0x036CbD53842c5426634e7929541eC2318f3dCF7e', '0x0000000000000000000000000000000000000001'];
+    const chains = ['eip155:84532', 'eip155:8453'];
+    const rows = [];
+    let x = 7;
+    const next = (n: number) => ((x = (x * 1103515245 + 12345) % 2147483648), x % n);
+    for (let i = 0; i < 300; i++) {
+      const row = storedIntent({
+        chain: chains[next(2)]!, requestor: requestors[next(3)]!, tokenAddress: tokens[next(2)]!, state: STATES[next(STATES.length)]!,
+        createdAt: 1_000 + next(10_000), updatedAt: 5_000 + next(10_000),
+      });
+      await intents.insert(row);
+      rows.push(row);
+    }
+    const detection = createPgDetectionRepo(t.sql, STATE_SETS);
+    for (const chain of chains) {
+      for (const since of [0, 9_000, 12_000, 20_000]) {
+        const expected = new Map<string, { requestor: string; tokenAddress: string; since: number }>();
+        for (const r of rows) {
+          if (r.chain !== chain || !(LIVE.includes(r.state) || r.updatedAt >= since)) continue;
+          const k = `${r.requestor} ${r.tokenAddress}`;
+          const cur = expected.get(k);
+          if (!cur || r.createdAt < cur.since) expected.set(k, { requestor: r.requestor, tokenAddress: r.tokenAddress, since: r.createdAt });
+        }
+        const want = [...expected.values()].sort((a, b) => (a.requestor + a.tokenAddress < b.requestor + b.tokenAddress ? -1 : 1));
+        expect(await detection.receivers(chain, since)).toEqual(want);
+      }
+    }
+    expect(await detection.receivers('solana:devnet', 0)).toEqual([]);
+  });
+
+  it('references of watched Solana intents, cursors, and matched payments short of finality', async () => {
+    const intents = createPgIntentRepo(t.sql, { live: LIVE });
+    const chain = 'solana:devnet';
+    const sol = { chain, requestor: 'Req1', tokenAddress: 'Mint1' };
+    const live = storedIntent({ ...sol, solanaReference: 'refLive', createdAt: 5 });
+    const closedRecent = storedIntent({ ...sol, solanaReference: 'refRecent', state: 'expired', updatedAt: 100, createdAt: 6 });
+    const closedOld = storedIntent({ ...sol, solanaReference: 'refOld', state: 'expired', updatedAt: 10 });
+    for (const i of [live, closedRecent, closedOld]) await intents.insert(i);
+    const detection = createPgDetectionRepo(t.sql, STATE_SETS);
+    expect(await detection.references(chain, 50)).toEqual([
+      { reference: 'refLive', requestor: 'Req1', tokenAddress: 'Mint1', createdAt: 5 },
+      { reference: 'refRecent', requestor: 'Req1', tokenAddress: 'Mint1', createdAt: 6 },
+    ]);
+
+    expect(await detection.getCursor(chain, 'Req1')).toBeNull();
+    await detection.setCursor(chain, 'Req1', 'sig1', 1);
+    await detection.setCursor(chain, 'Req1', 'sig2', 2);
+    await detection.setCursor('eip155:8453', 'Req1', 'block9', 2);
+    expect(await detection.getCursor(chain, 'Req1')).toBe('sig2');
+    const [cur] = await t.sql`SELECT updated_at FROM chain_cursors WHERE chain = ${chain}`;
+    expect(Number(cur.updated_at)).toBe(2);
+
+    // A matched payment of a pending intent, one of a finalized intent, and an ambiguous one.
+    const pending = storedIntent({ state: 'pending', txSignature: '0xp' });
+    const finalized = storedIntent({ state: 'finalized', txSignature: '0xf' });
+    const ambiguous = storedIntent({ state: 'expired', txSignature: '0xa' });
+    for (const i of [pending, finalized, ambiguous]) await intents.insert(i);
+    const payments = createPgPaymentRepo(t.sql);
+    const pay = (txSignature: string, intentId: string | null, status: 'matched' | 'unmatched', reason: 'ambiguous' | null) =>
+      payments.insert({
+        id: `pay_${txSignature}`, accountId: 'acct_a', mode: 'test', chain: 'eip155:84532', token: 'USDC', tokenAddress: '0xtoken', decimals: 6,
+        amountBaseUnits: 2n ** 70n, from: '0xfrom', to: '0xto', txSignature, intentId, status, reason, detectedAt: 1,
+      });
+    await pay('0xp', pending.id, 'matched', null);
+    await pay('0xf', finalized.id, 'matched', null);
+    await pay('0xa', null, 'unmatched', 'ambiguous');
+    expect(await detection.unfinalizedMatches('eip155:84532')).toEqual([
+      { txSignature: '0xp', intentId: pending.id, tokenAddress: '0xtoken', from: '0xfrom', to: '0xto', amountBaseUnits: 2n ** 70n },
+      { txSignature: '0xa', intentId: null, tokenAddress: '0xtoken', from: '0xfrom', to: '0xto', amountBaseUnits: 2n ** 70n },
+    ]);
+    expect(await detection.unfinalizedMatches(chain)).toEqual([]);
+  });
+});
