@@ -4,14 +4,31 @@ import type { Mode } from '../../domain/intent';
 import type { IdempotencyRepo, StoredResponse } from '../idempotency';
 import { type Async, changes, first, type Pg } from './sql';
 
+/** Who holds a key whose first request is in flight (claim/release): one per store. */
+export type IdempotencySlots = Pick<Async<IdempotencyRepo>, 'claim' | 'release'>;
+
 /**
- * The in-flight claims (`claim`/`release`) are a process-wide set here, as on SQLite, until the
- * claims table (issue 12 item 2, lane cluster) takes them into the database: share one set per
- * store so every transaction's repos see the same claims.
+ * This process's memory as the lock, as on SQLite: the placeholder until the claims table (issue
+ * 12 item 2, lane cluster) holds them in the database across instances.
  */
-export function createPgIdempotencyRepo(q: Pg, claimed: Set<string> = new Set()): Async<IdempotencyRepo> {
+export function memoryIdempotencySlots(): IdempotencySlots {
+  const claimed = new Set<string>();
   const slot = (accountId: string, mode: Mode, key: string) => `${accountId}:${mode}:${key}`;
   return {
+    async claim(accountId, mode, key) {
+      const k = slot(accountId, mode, key);
+      if (claimed.has(k)) return false;
+      claimed.add(k);
+      return true;
+    },
+    release: async (accountId, mode, key) => void claimed.delete(slot(accountId, mode, key)),
+  };
+}
+
+/** `slots` are the store's (shared by every transaction's repos). */
+export function createPgIdempotencyRepo(q: Pg, slots: IdempotencySlots = memoryIdempotencySlots()): Async<IdempotencyRepo> {
+  return {
+    ...slots,
     async get(accountId, mode, key, now) {
       const r = await first<{ request_hash: string; response_status: number; response_body: string }>(
         q,
@@ -32,12 +49,5 @@ export function createPgIdempotencyRepo(q: Pg, claimed: Set<string> = new Set())
       );
     },
     purge: (now) => changes(q, 'DELETE FROM idempotency_keys WHERE expires_at <= $1', [now]),
-    async claim(accountId, mode, key) {
-      const k = slot(accountId, mode, key);
-      if (claimed.has(k)) return false;
-      claimed.add(k);
-      return true;
-    },
-    release: async (accountId, mode, key) => void claimed.delete(slot(accountId, mode, key)),
   };
 }

@@ -20,17 +20,34 @@ function fromRow(r: Row): Submission {
   };
 }
 
+/** Who is broadcasting which transaction: one per store. */
+export type BroadcastSlots = Pick<Async<SubmissionRepo>, 'claimBroadcast' | 'releaseBroadcast' | 'isBroadcasting'>;
+
 /**
- * The broadcast claims are a process-wide set, as on SQLite, until the claims table (issue 12
- * item 2, lane cluster) takes them into the database: one set per store, shared by every
- * transaction's repos.
+ * This process's memory as the lock, as on SQLite: the placeholder until the claims table (issue
+ * 12 item 2, lane cluster) holds them in the database across instances.
  */
-export function createPgSubmissionRepo(q: Pg, broadcasting: Set<string> = new Set()): Async<SubmissionRepo> {
+export function memoryBroadcastSlots(): BroadcastSlots {
+  const broadcasting = new Set<string>();
   const bkey = (chain: string, tx: string) => `${chain}|${tx}`;
+  return {
+    async claimBroadcast(chain, tx) {
+      if (broadcasting.has(bkey(chain, tx))) return false;
+      broadcasting.add(bkey(chain, tx));
+      return true;
+    },
+    releaseBroadcast: async (chain, tx) => void broadcasting.delete(bkey(chain, tx)),
+    isBroadcasting: async (chain, tx) => broadcasting.has(bkey(chain, tx)),
+  };
+}
+
+/** `slots` are the store's (shared by every transaction's repos). */
+export function createPgSubmissionRepo(q: Pg, slots: BroadcastSlots = memoryBroadcastSlots()): Async<SubmissionRepo> {
   const facts = (s: NewSubmission) => [s.signer, s.signedTransaction, s.watchData === null ? null : JSON.stringify(s.watchData), s.source, s.status];
   const setStatus = (status: SubmissionStatus, chain: string, tx: string, at: number) =>
     q.unsafe('UPDATE submissions SET status = $1, updated_at = $2 WHERE chain = $3 AND tx_signature = $4', [status, at, chain, tx]);
   return {
+    ...slots,
     async record(s) {
       const r = await first(
         q,
@@ -65,12 +82,5 @@ export function createPgSubmissionRepo(q: Pg, broadcasting: Set<string> = new Se
     sending: async () => (await rows(q, `SELECT * FROM submissions WHERE status = 'sending' AND outcome IS NULL ORDER BY seq`)).map(fromRow),
     hasSending: async (intentId) =>
       (await first(q, `SELECT 1 AS x FROM submissions WHERE intent_id = $1 AND status = 'sending' LIMIT 1`, [intentId])) !== null,
-    async claimBroadcast(chain, tx) {
-      if (broadcasting.has(bkey(chain, tx))) return false;
-      broadcasting.add(bkey(chain, tx));
-      return true;
-    },
-    releaseBroadcast: async (chain, tx) => void broadcasting.delete(bkey(chain, tx)),
-    isBroadcasting: async (chain, tx) => broadcasting.has(bkey(chain, tx)),
   };
 }

@@ -1,0 +1,125 @@
+// The PostgreSQL store: every repository on the pool, and transact(fn) handing fn the same
+// repositories bound to one transaction (one pooled connection, BEGIN..COMMIT). What is per store
+// rather than per transaction (the live feed's horizon, in-flight slots) is made once here.
+import { SQL } from 'bun';
+import type { DetectionStates } from '../detection';
+import { createPgAccountRepo } from './accounts';
+import { createPgApiKeyRepo } from './api-keys';
+import { createPgDetectionRepo } from './detection';
+import { createPgEventRepo } from './events';
+import { createPgIdempotencyRepo, type IdempotencySlots, memoryIdempotencySlots } from './idempotency';
+import { createPgIntentRepo } from './intents';
+import { createPgIntentsOverviewRepo } from './intents-overview';
+import { createPgLiveEventRepo, createSeqHorizon, type SeqHorizon } from './live-events';
+import { migratePg } from './migrate';
+import { createPgOutbox } from './outbox';
+import { createPgPaymentRepo } from './payments';
+import { type Pg, sqlState } from './sql';
+import { type BroadcastSlots, createPgSubmissionRepo, memoryBroadcastSlots } from './submissions';
+import { createPgDeliveryRepo } from './webhook-deliveries';
+import { createPgDispatchStore } from './webhook-dispatch';
+import { createPgWebhookEndpointRepo } from './webhook-endpoints';
+
+/** What is shared by the pool's repositories and every transaction's. */
+export interface PgShared {
+  pool: Pg;
+  states: DetectionStates;
+  horizon: SeqHorizon;
+  idempotencySlots: IdempotencySlots;
+  broadcastSlots: BroadcastSlots;
+}
+
+/** Every repository on one query handle (the pool, or one transaction). */
+export function pgReposOn(q: Pg, s: PgShared) {
+  return {
+    intents: createPgIntentRepo(q, { live: s.states.live }),
+    idempotency: createPgIdempotencyRepo(q, s.idempotencySlots),
+    payments: createPgPaymentRepo(q),
+    detection: createPgDetectionRepo(q, s.states),
+    submissions: createPgSubmissionRepo(q, s.broadcastSlots),
+    outbox: createPgOutbox(q),
+    accounts: createPgAccountRepo(q),
+    apiKeys: createPgApiKeyRepo(q),
+    endpoints: createPgWebhookEndpointRepo(q),
+    deliveries: createPgDeliveryRepo(q),
+    events: createPgEventRepo(q),
+    liveEvents: createPgLiveEventRepo(q, s.pool, s.horizon),
+    intentsOverview: createPgIntentsOverviewRepo(q),
+    dispatch: createPgDispatchStore(q),
+  };
+}
+
+export type PgStoreRepos = ReturnType<typeof pgReposOn>;
+
+export interface PgStore {
+  engine: 'postgres';
+  repos: PgStoreRepos;
+  /**
+   * fn in one transaction (READ COMMITTED; getForUpdate locks what it reads). A serialization
+   * failure or a deadlock (40001, 40P01) rolls it back and runs fn again, a few times: fn must
+   * only touch its repositories (no I/O outside the database), so running it again is safe.
+   */
+  transact<T>(fn: (tx: PgStoreRepos) => Promise<T>): Promise<T>;
+  /** Every commit is durable when it returns (synchronous_commit): nothing to wait for. */
+  durable(): null;
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** SQLSTATEs after which the same transaction may well succeed when simply run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const ATTEMPTS = 5;
+
+export interface PgStoreOptions {
+  states: DetectionStates;
+  /** Pool size (connections per instance). */
+  max?: number;
+  /** Slots for in-flight work; default: this process's memory (lane cluster backs them by the claims table). */
+  idempotencySlots?: IdempotencySlots;
+  broadcastSlots?: BroadcastSlots;
+}
+
+/** Wrap an open pool (migrated) as a Store. */
+export function pgStoreOn(pool: SQL, opts: PgStoreOptions): PgStore {
+  const shared: PgShared = {
+    pool,
+    states: opts.states,
+    horizon: createSeqHorizon(pool),
+    idempotencySlots: opts.idempotencySlots ?? memoryIdempotencySlots(),
+    broadcastSlots: opts.broadcastSlots ?? memoryBroadcastSlots(),
+  };
+  return {
+    engine: 'postgres',
+    repos: pgReposOn(pool, shared),
+    async transact(fn) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await pool.begin((tx) => fn(pgReposOn(tx as unknown as Pg, shared)));
+        } catch (e) {
+          const state = sqlState(e);
+          if (state === null || !RETRYABLE.has(state) || attempt >= ATTEMPTS) throw e;
+          // The other transaction holds on for a moment: a short random pause, growing.
+          await Bun.sleep(Math.random() * 5 * attempt);
+        }
+      }
+    },
+    durable: () => null,
+    async ping() {
+      await pool.unsafe('SELECT 1');
+    },
+    close: () => pool.close(),
+  };
+}
+
+/** Open `postgres://…`, apply the embedded migrations, and build the Store on it. */
+export async function openPgStore(url: string, opts: PgStoreOptions): Promise<PgStore> {
+  const pool = new SQL({ url, max: opts.max ?? 10 });
+  try {
+    await migratePg(pool);
+  } catch (e) {
+    await pool.close();
+    throw e;
+  }
+  return pgStoreOn(pool, opts);
+}
