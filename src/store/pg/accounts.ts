@@ -33,6 +33,14 @@ export async function setAccountPlan(q: Pg, id: string, plan: Plan): Promise<Acc
   return a;
 }
 
-export function createPgAccountRepo(q: Pg): Async<AccountRepo> {
-  return { get: (id) => getAccount(q, id), list: () => listAccounts(q) };
+export function createPgAccountRepo(q: Pg): Async<AccountRepo> & {
+  create(input: { name: string; plan?: Plan }): Promise<Account>;
+  setPlan(id: string, plan: Plan): Promise<Account>;
+} {
+  return {
+    get: (id) => getAccount(q, id),
+    list: () => listAccounts(q),
+    create: (input) => createAccount(q, input),
+    setPlan: (id, plan) => setAccountPlan(q, id, plan),
+  };
 }

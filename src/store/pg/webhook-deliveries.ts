@@ -74,8 +74,9 @@ export async function queueDeliveryRetry(q: Pg, input: RetryInput): Promise<'que
   return 'queued';
 }
 
-export function createPgDeliveryRepo(q: Pg): Async<DeliveryRepo> {
+export function createPgDeliveryRepo(q: Pg): Async<DeliveryRepo> & { countPending(): Promise<number> } {
   return {
+    countPending: () => countPendingDeliveries(q),
     get: (id) => getDeliveryRecord(q, id),
     list: (f, limit) => listDeliveryRows(q, f, limit),
     seqOf: (id, accountId, mode) => deliverySeq(q, id, accountId, mode),

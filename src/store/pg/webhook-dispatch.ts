@@ -4,7 +4,7 @@
 // the other is leasing) and neither waits for the other. At least once: a lease that runs out
 // (a dead instance) makes the row due again, and a late record of the old lease matches nothing.
 import type { AttemptRecord, ClaimedDelivery, LeaseRef } from '../webhook-dispatch';
-import { type Pg, type Row, changes, numbers, rows } from './sql';
+import { atomically, changes, numbers, type Pg, type Row, rows } from './sql';
 
 /** One claim, as the dispatcher asks for it (src/webhooks/claim.ts's ClaimArgs). */
 export interface DispatchClaimArgs {
@@ -27,6 +27,8 @@ export interface PgDispatchStore {
   record(records: readonly AttemptRecord[]): Promise<number>;
   /** Give rows back without counting an attempt. */
   release(rows: readonly LeaseRef[]): Promise<void>;
+  /** record + release + claim (when `claim` is given) in one transaction: one commit per dispatcher tick. */
+  recordAndClaim(records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: DispatchClaimArgs | null): Promise<ClaimedDelivery[]>;
 }
 
 // One round, one statement (its own transaction on the pool): the oldest due, unleased rows not
@@ -70,7 +72,7 @@ const RELEASE = `UPDATE webhook_deliveries d SET lease_until = NULL FROM unnest(
 const NUMERIC = ['seq', 'attemptCount', 'createdAt', 'leaseUntil', 'previousSecretExpiresAt', 'due', 'scanned'];
 
 export function createPgDispatchStore(q: Pg): PgDispatchStore {
-  return {
+  const store: PgDispatchStore = {
     async claim(a) {
       const held = new Map(a.inFlight);
       const claimed: ClaimedDelivery[] = [];
@@ -105,5 +107,13 @@ export function createPgDispatchStore(q: Pg): PgDispatchStore {
     release: async (list) => {
       if (list.length > 0) await q.unsafe(RELEASE, [list.map((r) => r.id), list.map((r) => r.leaseUntil)]);
     },
+    recordAndClaim: (records, releases, claim) =>
+      atomically(q, async (tx) => {
+        const on = tx === q ? store : createPgDispatchStore(tx);
+        await on.record(records);
+        await on.release(releases);
+        return claim ? on.claim(claim) : [];
+      }),
   };
+  return store;
 }

@@ -164,6 +164,24 @@ describe('dispatch claims (PostgreSQL)', () => {
     expect(await store.claim(base(now + 10_000))).toEqual([]);
   });
 
+  it('recordAndClaim writes the records and releases, then claims, in one transaction', async () => {
+    const [a, b, c] = await many('https://a', 3, 0);
+    const store = createPgDispatchStore(t.sql);
+    const now = 1_000_000;
+    const first = await store.claim(base(now, { limit: 2, perEndpoint: 2 }));
+    expect(first.map((r) => r.id).sort()).toEqual([a, b].sort());
+    const [done, back] = first;
+    const next = await store.recordAndClaim(
+      [{ id: done!.id, leaseUntil: done!.leaseUntil, status: 'delivered', attemptCount: 1, attemptedAt: now, responseStatus: 200, error: null, nextAttemptAt: null }],
+      [{ id: back!.id, leaseUntil: back!.leaseUntil }],
+      base(now + 1, { limit: 5, perEndpoint: 5 }),
+    );
+    expect(next.map((r) => r.id).sort()).toEqual([back!.id, c].sort());
+    expect(await createPgDeliveryRepo(t.sql).get(done!.id)).toMatchObject({ status: 'delivered', deliveredAt: now });
+    expect(await store.recordAndClaim([], [], null)).toEqual([]);
+    expect(await createPgDeliveryRepo(t.sql).countPending()).toBe(2);
+  });
+
   it('SKIP LOCKED: a claim passes over rows another dispatcher is claiming, without waiting for it', async () => {
     const ids = await many('https://a', 6, 0);
     const other = new SQL({ url: t.url, max: 1 });
