@@ -11,8 +11,17 @@ local auth = os.getenv("BENCH_AUTH")
 if auth and auth ~= "" then wrk.headers["Authorization"] = auth end
 local expect = tonumber(os.getenv("BENCH_EXPECT") or "200")
 
+-- BENCH_ADDRS="127.0.0.1:p1,127.0.0.1:p2,...": thread i connects to address i (mod n), so several
+-- instances share the load without a load balancer (run with -t a multiple of n).
+local addrs = {}
+for hostport in string.gmatch(os.getenv("BENCH_ADDRS") or "", "[^,]+") do
+  local host, port = string.match(hostport, "^(.+):(%d+)$")
+  table.insert(addrs, wrk.lookup(host, port)[1])
+end
+
 local threads = {}
 function setup(thread)
+  if #addrs > 0 then thread.addr = addrs[(#threads % #addrs) + 1] end
   table.insert(threads, thread)
 end
 
