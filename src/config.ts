@@ -91,7 +91,7 @@ export const ConfigSchema = obj({
   }),
   idempotency: obj({ ttlSeconds: positive() }),
   detection: obj({ lookbackSeconds: num(0) }),
-  cluster: obj({ leaseSeconds: positive() }),
+  cluster: obj({ leaseSeconds: positive(), poolSize: int(1, 1000) }),
   rateLimit: obj({ perSecond: positive(), burst: num(1) }),
   rpc: obj({ timeoutMs: num(1), breakerFailures: int(1), breakerCooldownMs: num(0), retryAfterSeconds: int(1) }),
   adminToken: Type.Union([Type.Null(), str()], { description: 'a non-empty string' }),
@@ -141,6 +141,7 @@ export function validate(value: unknown): Config {
   const problem = firstProblem(ConfigSchema, value, '');
   if (problem) throw new ConfigError(`config: ${problem}`);
   const config = value as Config;
+  checkDb(config.db);
   const { minTtlSeconds: min, defaultTtlSeconds: def, maxTtlSeconds: max } = config.intents;
   if (!(min <= def && def <= max)) {
     throw new ConfigError(
@@ -148,6 +149,25 @@ export function validate(value: unknown): Config {
     );
   }
   return config;
+}
+
+/**
+ * `db` is a SQLite file path, `:memory:`, or a `postgres://` / `postgresql://` URL (contract
+ * section 13). Any other URL scheme is a mistake, not a file name. The message never repeats a
+ * URL's password.
+ */
+function checkDb(db: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(db)?.[1];
+  if (scheme === undefined) return;
+  const usage = 'a SQLite file path, :memory:, or a postgres:// (postgresql://) URL';
+  if (!/^postgres(ql)?$/i.test(scheme)) throw new ConfigError(`config: db must be ${usage} (got a ${scheme}:// URL)`);
+  let url: URL;
+  try {
+    url = new URL(db);
+  } catch {
+    throw new ConfigError(`config: db must be ${usage} (the ${scheme}:// URL does not parse)`);
+  }
+  if (!url.hostname) throw new ConfigError(`config: db must be ${usage} (the ${scheme}:// URL names no host)`);
 }
 
 function firstProblem(schema: TSchema, value: unknown, prefix: string): string | null {

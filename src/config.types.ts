@@ -43,7 +43,11 @@ export interface Config {
    * SQLite: one `serve` per database file, held by an instance lease row with a heartbeat; a lease
    * whose heartbeat is older than this is taken over (the instance died). PostgreSQL: section 13.
    */
-  cluster: { leaseSeconds: number };
+  cluster: {
+    leaseSeconds: number;
+    /** PostgreSQL (`db` a postgres:// URL): connections each instance keeps at most. */
+    poolSize: number;
+  };
   rateLimit: { perSecond: number; burst: number };
   rpc: { timeoutMs: number; breakerFailures: number; breakerCooldownMs: number; retryAfterSeconds: number };
   adminToken: string | null;
@@ -73,7 +77,7 @@ export const DEFAULT_CONFIG: Config = {
   screening: { extraAddresses: [], extraAddressesFile: null, listDir: null, provider: null },
   idempotency: { ttlSeconds: 86400 },
   detection: { lookbackSeconds: 604800 },
-  cluster: { leaseSeconds: 10 },
+  cluster: { leaseSeconds: 10, poolSize: 10 },
   rateLimit: { perSecond: 200, burst: 400 },
   rpc: { timeoutMs: 5000, breakerFailures: 3, breakerCooldownMs: 10000, retryAfterSeconds: 5 },
   adminToken: null,

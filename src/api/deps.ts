@@ -23,4 +23,6 @@ export interface ApiDeps {
   metrics(): string;
   /** Structured log line (stderr). */
   log(level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void;
+  /** Throws while the database cannot be reached (/readyz answers 503 then). */
+  ping?(): Promise<void>;
 }

@@ -2,6 +2,7 @@
 // stdout carries one JSON line (url, and the bootstrap account and test key when they were created).
 import { createLogger } from '../log';
 import { configFrom, parse, print } from './common';
+import { describeDb } from '../store/pg/connect';
 
 export async function serve(argv: string[]): Promise<void> {
   const { argv: rest, inspect } = takeInspect(argv);
@@ -46,7 +47,7 @@ export async function serve(argv: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   print(server.bootstrapKey ? { url: server.url, account: server.bootstrapAccount, testKey: server.bootstrapKey } : { url: server.url });
-  log('info', 'listening', { url: server.url, db: config.db });
+  log('info', 'listening', { url: server.url, db: describeDb(config.db) });
   if (values.bootstrap === true && !server.bootstrapKey) {
     // A second start must not leave a newcomer wondering where the first key went.
     log('warn', 'the database already has accounts, so bootstrap created nothing; keys are shown only once, at creation', {

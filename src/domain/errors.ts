@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'request.unsupported_media_type',
   'route.method_not_allowed',
   'intent.fulfiller_required',
+  'store.unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

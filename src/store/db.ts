@@ -22,6 +22,8 @@ export interface Db {
 }
 
 export function openDb(path: string): Db {
+  // A postgres:// URL is never a file name (it would become a folder named `postgres:`).
+  if (/^postgres(ql)?:\/\//i.test(path)) throw new Error(`openDb opens SQLite files only; ${path.split('@').pop()} is PostgreSQL (src/store/pg)`);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
   // WAL lets the CLI work on the file while a server runs; FULL makes every commit durable.

@@ -43,4 +43,5 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   'request.unsupported_media_type': 415,
   'route.method_not_allowed': 405,
   'intent.fulfiller_required': 422,
+  'store.unavailable': 503,
 };

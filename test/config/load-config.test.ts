@@ -173,11 +173,25 @@ describe('loadConfig refuses a bad key, naming it', () => {
     ['logLevel unknown', { logLevel: 'trace' }, 'config: logLevel must be one of debug, info, warn, error'],
     ['section not an object', { webhooks: 3 }, 'config: webhooks must be an object'],
     ['port out of range', { port: 70000 }, 'config: port must be an integer from 0 to 65535'],
+    ['db a URL of another engine', { db: 'mysql://u:p@h/db' }, 'config: db must be a SQLite file path, :memory:, or a postgres:// (postgresql://) URL (got a mysql:// URL)'],
+    ['db a postgres URL without host', { db: 'postgres:///payforge' }, 'the postgres:// URL names no host'],
+    ['poolSize 0', { cluster: { poolSize: 0 } }, 'config: cluster.poolSize must be an integer from 1 to 1000'],
   ];
   it.each(cases)('%s', (_name, content, message) => {
     const path = file(content);
     expect(() => loadConfig({ config: path }, {})).toThrow(ConfigError);
     expect(() => loadConfig({ config: path }, {})).toThrow(message);
+  });
+
+  it('takes a postgres:// or postgresql:// db from the environment or a flag, and a pool size', () => {
+    expect(loadConfig({}, { PAYFORGE_DB: 'postgres://pf:secret@db.internal:5432/payforge' }).db).toBe('postgres://pf:secret@db.internal:5432/payforge');
+    expect(loadConfig({ db: 'postgresql://db/payforge' }, {}).db).toBe('postgresql://db/payforge');
+    expect(loadConfig({ config: file({ cluster: { poolSize: 20 } }) }, {}).cluster).toEqual({ leaseSeconds: 10, poolSize: 20 });
+    expect(loadConfig({}, {}).cluster.poolSize).toBe(10);
+  });
+
+  it('never repeats the password of a refused db URL', () => {
+    expect(() => loadConfig({ db: 'mysql://u:hunter2@h/db' }, {})).toThrow(/^(?!.*hunter2).*mysql:\/\/ URL/);
   });
 
   it('names a bad port from the environment or a flag', () => {

@@ -7,7 +7,7 @@ const NO_KEY: [] = [];
 const tags = ['Operations'];
 
 const Health = t.Object({ status: t.Literal('ok') }, { title: 'Health' });
-const Readiness = t.Object({ status: t.UnionEnum(['ready', 'starting']) }, { title: 'Readiness' });
+const Readiness = t.Object({ status: t.UnionEnum(['ready', 'starting', 'unavailable']) }, { title: 'Readiness' });
 
 const METRICS_RESPONSES = {
   200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' as const } } } },
@@ -21,15 +21,26 @@ export function healthRoutes(d: ApiDeps) {
     })
     .get(
       '/readyz',
-      ({ set }) => {
-        if (d.ready()) return { status: 'ready' as const };
-        set.status = 503;
-        set.headers['retry-after'] = '1';
-        return { status: 'starting' as const };
+      async ({ set }) => {
+        if (!d.ready()) {
+          set.status = 503;
+          set.headers['retry-after'] = '1';
+          return { status: 'starting' as const };
+        }
+        try {
+          await d.ping?.();
+          return { status: 'ready' as const };
+        } catch {
+          // The database cannot be reached (PostgreSQL down or restarting): take this instance
+          // out of the load balancer until it answers again; the pool reconnects by itself.
+          set.status = 503;
+          set.headers['retry-after'] = '1';
+          return { status: 'unavailable' as const };
+        }
       },
       {
         response: { 200: Readiness, 503: Readiness },
-        detail: { tags, operationId: 'ready', summary: 'Readiness: DB open and live actors rehydrated', security: NO_KEY },
+        detail: { tags, operationId: 'ready', summary: 'Readiness: DB reachable and live actors rehydrated', security: NO_KEY },
       },
     )
     .get(

@@ -185,8 +185,9 @@ export const ErrorResponse = t.Object(
 
 /**
  * The error statuses an operation can answer, for the OpenAPI document (errors leave through
- * onError as ready Responses, so these schemas describe them without validating them).
+ * onError as ready Responses, so these schemas describe them without validating them). Every
+ * operation may answer 503 `store.unavailable` on PostgreSQL (contract section 13).
  */
 export function errorResponses<const S extends readonly number[]>(...statuses: S): { [K in S[number]]: typeof ErrorResponse } {
-  return Object.fromEntries([...statuses, 401, 429, 500].map((code) => [code, ErrorResponse])) as { [K in S[number]]: typeof ErrorResponse };
+  return Object.fromEntries([...statuses, 401, 429, 500, 503].map((code) => [code, ErrorResponse])) as { [K in S[number]]: typeof ErrorResponse };
 }
