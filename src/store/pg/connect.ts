@@ -92,6 +92,24 @@ export interface PgOptions {
   pingTimeoutMs?: number;
 }
 
+/**
+ * Resolves when the database answers `SELECT 1` within `timeoutMs`, else throws AppError
+ * store.unavailable (whatever the failure: a database that cannot run SELECT 1 is not usable).
+ */
+export async function pingWithin(sql: SQL, timeoutMs = 2_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(storeUnavailable(new Error(`no answer within ${timeoutMs} ms`))), timeoutMs);
+  });
+  try {
+    await Promise.race([sql`SELECT 1`, timeout]);
+  } catch (e) {
+    throw e instanceof AppError ? e : storeUnavailable(e);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The pool on `url`, without touching the database yet. */
 export function createPgPool(url: string, opts: PgOptions): PgPool {
   const sql = new SQL({
@@ -102,25 +120,7 @@ export function createPgPool(url: string, opts: PgOptions): PgPool {
     // server slots (max_connections is shared by every instance) forever.
     idleTimeout: 60,
   });
-  const pingTimeoutMs = opts.pingTimeoutMs ?? 2_000;
-  return {
-    sql,
-    async ping() {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(storeUnavailable(new Error(`no answer within ${pingTimeoutMs} ms`))), pingTimeoutMs);
-      });
-      try {
-        await Promise.race([unavailableAs(sql`SELECT 1`), timeout]);
-      } catch (e) {
-        // Any failure of SELECT 1 means the database is not usable (readyz), whatever its code.
-        throw e instanceof AppError ? e : storeUnavailable(e);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-    close: () => sql.close({ timeout: 5 }),
-  };
+  return { sql, ping: () => pingWithin(sql, opts.pingTimeoutMs), close: () => sql.close({ timeout: 5 }) };
 }
 
 /** The pool on `url` with the embedded migrations applied (every instance may do this at once). */

@@ -1,7 +1,7 @@
 // The PostgreSQL store: every repository on the pool, and transact(fn) handing fn the same
 // repositories bound to one transaction (one pooled connection, BEGIN..COMMIT). What is per store
 // rather than per transaction (the live feed's horizon, in-flight slots) is made once here.
-import { SQL } from 'bun';
+import type { SQL } from 'bun';
 import type { DetectionStates } from '../detection';
 import { createPgAccountRepo } from './accounts';
 import { createPgApiKeyRepo } from './api-keys';
@@ -11,7 +11,7 @@ import { createPgIdempotencyRepo, type IdempotencySlots, memoryIdempotencySlots 
 import { createPgIntentRepo } from './intents';
 import { createPgIntentsOverviewRepo } from './intents-overview';
 import { createPgLiveEventRepo, createSeqHorizon, type SeqHorizon } from './live-events';
-import { migratePg } from './migrate';
+import { guardUnavailable, openPg, pingWithin, unavailableAs } from './connect';
 import { createPgOutbox } from './outbox';
 import { createPgPaymentRepo } from './payments';
 import { type Pg, sqlState } from './sql';
@@ -89,37 +89,33 @@ export function pgStoreOn(pool: SQL, opts: PgStoreOptions): PgStore {
     idempotencySlots: opts.idempotencySlots ?? memoryIdempotencySlots(),
     broadcastSlots: opts.broadcastSlots ?? memoryBroadcastSlots(),
   };
+  const repos = pgReposOn(pool, shared);
+  // A lost or refused connection answers 503 store.unavailable (src/store/pg/connect.ts), never 500.
+  for (const k of Object.keys(repos) as Array<keyof PgStoreRepos>) (repos as Record<string, unknown>)[k] = guardUnavailable(repos[k]);
   return {
     engine: 'postgres',
-    repos: pgReposOn(pool, shared),
-    async transact(fn) {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await pool.begin((tx) => fn(pgReposOn(tx as unknown as Pg, shared)));
-        } catch (e) {
-          const state = sqlState(e);
-          if (state === null || !RETRYABLE.has(state) || attempt >= ATTEMPTS) throw e;
-          // The other transaction holds on for a moment: a short random pause, growing.
-          await Bun.sleep(Math.random() * 5 * attempt);
+    repos,
+    transact: (fn) =>
+      unavailableAs(async () => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await pool.begin((tx) => fn(pgReposOn(tx as unknown as Pg, shared)));
+          } catch (e) {
+            const state = sqlState(e);
+            if (state === null || !RETRYABLE.has(state) || attempt >= ATTEMPTS) throw e;
+            // The other transaction holds on for a moment: a short random pause, growing.
+            await Bun.sleep(Math.random() * 5 * attempt);
+          }
         }
-      }
-    },
+      }),
     durable: () => null,
-    async ping() {
-      await pool.unsafe('SELECT 1');
-    },
-    close: () => pool.close(),
+    ping: () => pingWithin(pool),
+    close: () => pool.close({ timeout: 5 }),
   };
 }
 
-/** Open `postgres://…`, apply the embedded migrations, and build the Store on it. */
+/** Open `postgres://…` (src/store/pg/connect.ts), apply the embedded migrations, and build the Store on it. */
 export async function openPgStore(url: string, opts: PgStoreOptions): Promise<PgStore> {
-  const pool = new SQL({ url, max: opts.max ?? 10 });
-  try {
-    await migratePg(pool);
-  } catch (e) {
-    await pool.close();
-    throw e;
-  }
-  return pgStoreOn(pool, opts);
+  const { sql } = await openPg(url, { poolSize: opts.max ?? 10 });
+  return pgStoreOn(sql, opts);
 }

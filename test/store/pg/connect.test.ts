@@ -16,7 +16,9 @@ import {
   STORE_RETRY_AFTER_SECONDS,
   type PgPool,
 } from '../../../src/store/pg/connect';
+import { openPgStore } from '../../../src/store/pg/open';
 import { errorResponse } from '../../../src/web/envelope';
+import { statesTagged } from '../../../machines/judge';
 import { freshDatabaseUrl, pgCluster } from '../../support/postgres';
 
 const pools: PgPool[] = [];
@@ -113,6 +115,25 @@ describe('openPg', () => {
     expect(isStoreUnavailable(await running)).toBe(true);
     await cluster.start();
     expect([...(await pool.sql`SELECT 1 AS one`)]).toEqual([{ one: 1 }]);
+  });
+
+  it('the PostgreSQL store: repositories, transact and ping answer store.unavailable while the database is down, then work again', async () => {
+    const store = await openPgStore(await freshDatabaseUrl(), { states: { live: statesTagged('live'), watching: statesTagged('watching') }, max: 2 });
+    try {
+      expect(await store.repos.accounts.list()).toEqual([]);
+      const cluster = await pgCluster();
+      await cluster.stop('fast');
+      for (const attempt of [store.repos.accounts.list(), store.transact(async (tx) => tx.accounts.list()), store.ping()]) {
+        const e = (await caught(attempt)) as AppError;
+        expect(e).toBeInstanceOf(AppError);
+        expect([e.code, e.details.retry_after]).toEqual(['store.unavailable', STORE_RETRY_AFTER_SECONDS]);
+      }
+      await cluster.start();
+      await store.ping();
+      expect(await store.transact(async (tx) => tx.accounts.list())).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('never shows a database password in logs', () => {
