@@ -2,7 +2,10 @@
 // or processes have): one winner per claim, expiry frees, epochs only grow, fencing sees a takeover.
 import { SQL } from 'bun';
 import { afterEach, describe, expect, it } from 'vitest';
+import { statesTagged } from '../../machines/judge';
+import { openPgStore } from '../../src/store/pg/open';
 import { engines, postgresEngine, type Shared } from '../support/lease-engines';
+import { freshDatabaseUrl } from '../support/postgres';
 
 async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -126,6 +129,33 @@ describe('fencing on postgres', () => {
       expect(await a.transaction((l) => Promise.resolve(l.check('detect:base', 1, 'A')))).toBe(false);
     } finally {
       await shared.dispose();
+    }
+  });
+});
+
+describe('in-flight guards across two PostgreSQL stores (two instances)', () => {
+  it('an idempotency key or a broadcast claimed by one instance is refused to the other until released', async () => {
+    const url = await freshDatabaseUrl();
+    const states = { live: statesTagged('live'), watching: statesTagged('watching') };
+    const a = await openPgStore(url, { states, instanceId: 'inst_a' });
+    const b = await openPgStore(url, { states, instanceId: 'inst_b' });
+    try {
+      const both = await Promise.all([a.repos.idempotency.claim('acct_1', 'test', 'k'), b.repos.idempotency.claim('acct_1', 'test', 'k')]);
+      expect(both.filter(Boolean)).toHaveLength(1);
+      const [winner, loser] = both[0] ? [a, b] : [b, a];
+      // Inside the other's transactions too (reconciliation reads it there).
+      expect(await loser.transact((tx) => Promise.resolve(tx.idempotency.claim('acct_1', 'test', 'k')))).toBe(false);
+      await winner.repos.idempotency.release('acct_1', 'test', 'k');
+      expect(await loser.repos.idempotency.claim('acct_1', 'test', 'k')).toBe(true);
+
+      expect(await a.repos.submissions.claimBroadcast('eip155:8453', '0xab')).toBe(true);
+      expect(await b.repos.submissions.isBroadcasting('eip155:8453', '0xab')).toBe(true);
+      expect(await b.repos.submissions.claimBroadcast('eip155:8453', '0xab')).toBe(false);
+      await a.repos.submissions.releaseBroadcast('eip155:8453', '0xab');
+      expect(await b.repos.submissions.isBroadcasting('eip155:8453', '0xab')).toBe(false);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 });

@@ -7,6 +7,7 @@ import { createClaimStore, type ClaimStore } from '../../src/store/claims';
 import { createLeaseStore, type LeaseStore } from '../../src/store/leases';
 import { createPgClaimStore } from '../../src/store/pg/claims';
 import { createPgLeaseStore } from '../../src/store/pg/leases';
+import { migratePg } from '../../src/store/pg/migrate';
 import { tempDb } from './db';
 import { freshDatabaseUrl } from './postgres';
 
@@ -30,17 +31,11 @@ export interface Engine {
   open(): Promise<Shared>;
 }
 
-// TEMP until lane pgbase's migrations land (they own these tables): the same DDL as pg-design 9/10.
-const DDL = [
-  'CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, epoch BIGINT NOT NULL, expires_at BIGINT NOT NULL)',
-  'CREATE TABLE IF NOT EXISTS claims (kind TEXT NOT NULL, key TEXT NOT NULL, owner TEXT NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (kind, key))',
-];
-
 export const sqliteEngine: Engine = {
   name: 'sqlite',
   async open() {
+    // The real migrations (0008_leases_claims).
     const t = tempDb();
-    for (const d of DDL) t.db.sqlite.exec(d);
     const conns: Database[] = [];
     return {
       url: t.path,
@@ -80,7 +75,7 @@ export const postgresEngine: Engine = {
   async open() {
     const url = await freshDatabaseUrl();
     const admin = new SQL({ url, max: 1 });
-    for (const d of DDL) await admin.unsafe(d);
+    await migratePg(admin);
     const pools: SQL[] = [admin];
     return {
       url,

@@ -1,32 +1,14 @@
 // Idempotency keys on PostgreSQL, as ../idempotency.ts: a stored response is returned until it
 // expires (expires_at > now), a put replaces whatever the key held (an expired key is reused).
-import type { Mode } from '../../domain/intent';
 import type { IdempotencyRepo, StoredResponse } from '../idempotency';
+import { pgClaimSlots } from './claims';
 import { type Async, changes, first, type Pg } from './sql';
 
 /** Who holds a key whose first request is in flight (claim/release): one per store. */
 export type IdempotencySlots = Pick<Async<IdempotencyRepo>, 'claim' | 'release'>;
 
-/**
- * This process's memory as the lock, as on SQLite: the placeholder until the claims table (issue
- * 12 item 2, lane cluster) holds them in the database across instances.
- */
-export function memoryIdempotencySlots(): IdempotencySlots {
-  const claimed = new Set<string>();
-  const slot = (accountId: string, mode: Mode, key: string) => `${accountId}:${mode}:${key}`;
-  return {
-    async claim(accountId, mode, key) {
-      const k = slot(accountId, mode, key);
-      if (claimed.has(k)) return false;
-      claimed.add(k);
-      return true;
-    },
-    release: async (accountId, mode, key) => void claimed.delete(slot(accountId, mode, key)),
-  };
-}
-
 /** `slots` are the store's (shared by every transaction's repos). */
-export function createPgIdempotencyRepo(q: Pg, slots: IdempotencySlots = memoryIdempotencySlots()): Async<IdempotencyRepo> {
+export function createPgIdempotencyRepo(q: Pg, slots: IdempotencySlots = pgClaimSlots(q).idempotency): Async<IdempotencyRepo> {
   return {
     ...slots,
     async get(accountId, mode, key, now) {

@@ -7,7 +7,8 @@ import { createPgAccountRepo } from './accounts';
 import { createPgApiKeyRepo } from './api-keys';
 import { createPgDetectionRepo } from './detection';
 import { createPgEventRepo } from './events';
-import { createPgIdempotencyRepo, type IdempotencySlots, memoryIdempotencySlots } from './idempotency';
+import { pgClaimSlots } from './claims';
+import { createPgIdempotencyRepo, type IdempotencySlots } from './idempotency';
 import { createPgIntentRepo } from './intents';
 import { createPgIntentsOverviewRepo } from './intents-overview';
 import { createPgLiveEventRepo, createSeqHorizon, type SeqHorizon } from './live-events';
@@ -15,7 +16,8 @@ import { guardUnavailable, openPg, pingWithin, unavailableAs } from './connect';
 import { createPgOutbox } from './outbox';
 import { createPgPaymentRepo } from './payments';
 import { type Pg, sqlState } from './sql';
-import { type BroadcastSlots, createPgSubmissionRepo, memoryBroadcastSlots } from './submissions';
+import { createPgLeaseStore } from './leases';
+import { type BroadcastSlots, createPgSubmissionRepo } from './submissions';
 import { createPgDeliveryRepo } from './webhook-deliveries';
 import { createPgDispatchStore } from './webhook-dispatch';
 import { createPgWebhookEndpointRepo } from './webhook-endpoints';
@@ -46,6 +48,7 @@ export function pgReposOn(q: Pg, s: PgShared) {
     liveEvents: createPgLiveEventRepo(q, s.pool, s.horizon),
     intentsOverview: createPgIntentsOverviewRepo(q),
     dispatch: createPgDispatchStore(q),
+    leases: createPgLeaseStore(q),
   };
 }
 
@@ -75,19 +78,20 @@ export interface PgStoreOptions {
   states: DetectionStates;
   /** Pool size (connections per instance). */
   max?: number;
-  /** Slots for in-flight work; default: this process's memory (lane cluster backs them by the claims table). */
-  idempotencySlots?: IdempotencySlots;
-  broadcastSlots?: BroadcastSlots;
+  /** This instance's id: the owner of the claims it takes. */
+  instanceId?: string;
 }
 
 /** Wrap an open pool (migrated) as a Store. */
 export function pgStoreOn(pool: SQL, opts: PgStoreOptions): PgStore {
+  // In-flight guards are claims in the database (they hold across instances), taken on the pool.
+  const claims = pgClaimSlots(pool, opts.instanceId);
   const shared: PgShared = {
     pool,
     states: opts.states,
     horizon: createSeqHorizon(pool),
-    idempotencySlots: opts.idempotencySlots ?? memoryIdempotencySlots(),
-    broadcastSlots: opts.broadcastSlots ?? memoryBroadcastSlots(),
+    idempotencySlots: claims.idempotency,
+    broadcastSlots: claims.broadcast,
   };
   const repos = pgReposOn(pool, shared);
   // A lost or refused connection answers 503 store.unavailable (src/store/pg/connect.ts), never 500.

@@ -2,6 +2,7 @@
 // transaction PayForge was told about for an intent, committed `sending` before a broadcast.
 import type { NewSubmission, Submission, SubmissionOutcome, SubmissionRepo, SubmissionSource, SubmissionStatus } from '../submissions';
 import { type Async, first, num, type Pg, type Row, rows } from './sql';
+import { pgClaimSlots } from './claims';
 
 function fromRow(r: Row): Submission {
   return {
@@ -23,26 +24,8 @@ function fromRow(r: Row): Submission {
 /** Who is broadcasting which transaction: one per store. */
 export type BroadcastSlots = Pick<Async<SubmissionRepo>, 'claimBroadcast' | 'releaseBroadcast' | 'isBroadcasting'>;
 
-/**
- * This process's memory as the lock, as on SQLite: the placeholder until the claims table (issue
- * 12 item 2, lane cluster) holds them in the database across instances.
- */
-export function memoryBroadcastSlots(): BroadcastSlots {
-  const broadcasting = new Set<string>();
-  const bkey = (chain: string, tx: string) => `${chain}|${tx}`;
-  return {
-    async claimBroadcast(chain, tx) {
-      if (broadcasting.has(bkey(chain, tx))) return false;
-      broadcasting.add(bkey(chain, tx));
-      return true;
-    },
-    releaseBroadcast: async (chain, tx) => void broadcasting.delete(bkey(chain, tx)),
-    isBroadcasting: async (chain, tx) => broadcasting.has(bkey(chain, tx)),
-  };
-}
-
 /** `slots` are the store's (shared by every transaction's repos). */
-export function createPgSubmissionRepo(q: Pg, slots: BroadcastSlots = memoryBroadcastSlots()): Async<SubmissionRepo> {
+export function createPgSubmissionRepo(q: Pg, slots: BroadcastSlots = pgClaimSlots(q).broadcast): Async<SubmissionRepo> {
   const facts = (s: NewSubmission) => [s.signer, s.signedTransaction, s.watchData === null ? null : JSON.stringify(s.watchData), s.source, s.status];
   const setStatus = (status: SubmissionStatus, chain: string, tx: string, at: number) =>
     q.unsafe('UPDATE submissions SET status = $1, updated_at = $2 WHERE chain = $3 AND tx_signature = $4', [status, at, chain, tx]);
