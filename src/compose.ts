@@ -1,5 +1,5 @@
-// The composition root: builds every part from the config on one database, without listening.
-// src/server.ts adds the HTTP listener; tests use this directly with app.handle().
+// The composition root: builds every part from the config on one Store (SQLite or PostgreSQL),
+// without listening. src/server.ts adds the HTTP listener; tests use this directly with app.handle().
 import { createChainWatch } from './actors/chain-watch';
 import { createRuntime, type Runtime } from './actors/runtime';
 import { apiPlugin } from './api/app';
@@ -20,23 +20,14 @@ import { reconcileSubmissions } from './intents/record-submission';
 import { recordLandedAfterClose } from './intents/record-landed-after-close';
 import type { Services, SubmitFaults } from './intents/services';
 import { createScreener } from './screening/screener';
-import { createRepos } from './store/repos';
 import { webhookServices } from './webhooks/services';
 import { getPublicUrl, setPublicUrl } from './domain/pay-url';
 import { registerAccountNames } from './domain/account-names';
 import { payPlugin } from './pay/index';
-import { openDb, type Db } from './store/db';
-import { startCheckpointer } from './store/checkpointer';
-import { failThisCommit } from './store/faults';
-import { createGroupCommitter } from './store/group-commit';
-import { createWalSync } from './store/wal-sync';
-import { createIdempotencyRepo } from './store/idempotency';
-import { createDetectionRepo } from './store/detection';
-import { createIntentRepo } from './store/intents';
-import { createPaymentRepo } from './store/payments';
-import { createOutbox } from './store/outbox';
-import { createSubmissionRepo } from './store/submissions';
+import { openStore, sqliteOf, type Store } from './store/store';
+import type { StoredIntent } from './store/intents';
 import { createDispatcher } from './webhooks/dispatcher';
+import { createAccountNames } from './actors/account-names';
 import { renderMetrics } from './metrics';
 import { createLogger, type Log } from './log';
 import { statesTagged } from '../machines/judge';
@@ -53,46 +44,44 @@ export interface CoreOptions {
 /** How often `sending` submissions left by a failed commit are applied as sent. */
 const RECONCILE_INTERVAL_MS = 2_000;
 
-export function createCore(config: Config, opts: CoreOptions = {}) {
+export async function createCore(config: Config, opts: CoreOptions = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
-  const db: Db = openDb(config.db);
-  // A file database syncs its WAL off the event loop and checkpoints on a worker thread.
-  const walSync = config.db === ':memory:' ? null : createWalSync(config.db);
-  const committer = createGroupCommitter(db.sqlite, 512, walSync);
-  db.durable = () => committer.durable();
-  const checkpointer = walSync
-    ? startCheckpointer({ dbPath: config.db, sqlite: db.sqlite, committer, log: (level, msg, f) => log(level, msg, f) })
-    : null;
-  const intents = createIntentRepo(db.sqlite, { live: statesTagged('live') });
-  const idempotency = createIdempotencyRepo(db.sqlite);
+  const store: Store = await openStore(config, { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log });
+  const repos = store.repos;
+  const { intents, submissions } = repos;
   const chains = createChainRegistry(config, { solana: createSolanaAdapter({ log }), evm: createEvmAdapter({ log }), ...opts.adapters });
   const screener = createScreener(config.screening);
-  const submissions = createSubmissionRepo(db.sqlite);
-  const dispatcher = createDispatcher({ db, config, log });
+  const dispatcher = createDispatcher({ dispatch: repos.dispatch, durable: () => store.durable(), config, log });
   let runtime: Runtime;
   const reportFault = opts.faults?.chainReport;
+  const failCommit = () => {
+    const sqlite = sqliteOf(store);
+    if (!sqlite) throw new Error('failCommit: a SQLite-only test fault');
+    sqlite.failThisCommit();
+  };
   let services: Services;
   const chainWatch = createChainWatch(chains, () => runtime, {
     log: (msg, f) => log('warn', msg, f),
-    submissions,
-    onReportWrite: reportFault && ((o) => reportFault(o, { failCommit: () => failThisCommit(db.sqlite) })),
+    onReportWrite: reportFault && ((o) => reportFault(o, { failCommit })),
     lookbackMs: config.detection.lookbackSeconds * 1000,
     onLandedAfterClose: (row, commitment) => recordLandedAfterClose(services, row, commitment),
   });
   runtime = createRuntime({
-    committer,
+    transact: (fn) => store.transact(fn),
     intents,
-    outbox: createOutbox(db.sqlite),
     onDeliveriesQueued: () => dispatcher.wake(),
-    onCommitted: (rows, full) => chainWatch.sync(rows, full),
+    onCommitted: (rows, full) => {
+      chainWatch.sync(rows, full);
+      // Every live intent's account is named before any of its events is rendered (boot, another instance's new account).
+      if (full) void names.ensure(rows.map((r) => r.accountId));
+    },
     inspect: opts.inspect,
-    holdExpiry: (id) => submissions.hasSending(id),
+    holdExpiry: (id, tx) => tx.submissions.hasSending(id),
     log,
   });
   services = {
-    config, runtime, intents, idempotency, chains, screener,
-    submissions, log, faults: opts.faults,
-    payments: createPaymentRepo(db.sqlite), detection: createDetectionRepo(db.sqlite, { live: statesTagged('live'), watching: statesTagged('watching') }),
+    config, runtime, intents, idempotency: repos.idempotency, chains, screener,
+    submissions, log, faults: opts.faults, payments: repos.payments, detection: repos.detection,
   };
   const reconcile = () =>
     reconcileSubmissions(services)
@@ -105,31 +94,33 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
   let detection: Detection | null = null;
   // The caller resolved in onRequest, per request object: one key lookup per request.
   const callers = new WeakMap<Request, Caller>();
-  // What the web surfaces are handed instead of the raw Db: one repository per aggregate.
-  const repos = createRepos(db);
   // The webhook verbs' services, the same for the API and the dashboard.
   const webhooks = webhookServices(repos, config);
   // Key use is remembered in memory and flushed every 30 s: `keys list` shows lastUsedAt
   // without a durable write on every request's path.
   const keyUses = new Map<string, number>();
-  const flushKeyUses = () => {
+  const flushKeyUses = async () => {
     if (keyUses.size === 0) return;
+    const uses = new Map(keyUses);
+    keyUses.clear();
     try {
-      repos.apiKeys.touch(keyUses);
+      await repos.apiKeys.touch(uses);
     } catch (e) {
       log('warn', 'recording key use failed', { error: String(e) });
     }
-    keyUses.clear();
   };
-  const keyUseTimer = setInterval(flushKeyUses, 30_000);
+  const keyUseTimer = setInterval(() => void flushKeyUses(), 30_000);
   keyUseTimer.unref?.();
   const stopHooks: Array<() => void> = [];
   const endStreams = () => {
     for (const fn of stopHooks) fn();
   };
 
-  // The merchant name wallets show (paymentUri's Solana Pay label), the same in every rendering.
-  const unregisterNames = registerAccountNames((accountId) => repos.accounts.get(accountId)?.name ?? null);
+  // The merchant name wallets show (paymentUri's Solana Pay label), the same in every rendering:
+  // src/actors/account-names.ts keeps the lookup synchronous over an asynchronous store.
+  const names = createAccountNames(repos.accounts, log);
+  await names.load();
+  const unregisterNames = registerAccountNames(names.get);
   setPublicUrl(config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`);
 
   // The web surfaces are siblings, each a named plugin in one shell (request ids, the error
@@ -142,9 +133,11 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
         webhooks,
         // Every authenticated request takes a rate token here, before its body is parsed or
         // validated: malformed requests count against the key exactly like valid ones.
-        checkKey(request) {
-          const caller = authenticate(request.headers.get('authorization'), (h) => repos.apiKeys.findActiveByHash(h));
+        async checkKey(request) {
+          const caller = await authenticate(request.headers.get('authorization'), (h) => repos.apiKeys.findActiveByHash(h));
           callers.set(request, caller);
+          // An account created since boot (by the CLI, or another instance) is named before its intents render.
+          if (!names.has(caller.accountId)) await names.ensure([caller.accountId]);
           keyUses.set(caller.keyId, Date.now());
           const wait = limiter.take(caller.keyId);
           if (wait > 0) {
@@ -158,7 +151,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
         },
         wakeDispatcher: () => dispatcher.wake(),
         ready: () => ready,
-        metrics: () => renderMetrics({ db, runtime, committer, dispatcher, chainWatch, chains }),
+        metrics: () => renderMetrics({ runtime, commits: sqliteOf(store)?.commitStats ?? null, deliveries: repos.deliveries, dispatcher, chainWatch, chains }),
         log,
       }),
     )
@@ -166,8 +159,8 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     .use(
       payPlugin({
         services,
-        findByPayToken: (token) => intents.findByPayToken(token) as (ReturnType<typeof intents.get> & { payToken: string }) | null,
-        merchantName: (accountId) => repos.accounts.get(accountId)?.name ?? 'Merchant',
+        findByPayToken: async (token) => (await intents.findByPayToken(token)) as (StoredIntent & { payToken: string }) | null,
+        merchantName: async (accountId) => (await repos.accounts.get(accountId))?.name ?? 'Merchant',
         publicUrl: getPublicUrl,
         limiter: createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
       }),
@@ -175,7 +168,7 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
 
   return {
     config,
-    db,
+    store,
     app,
     services,
     runtime,
@@ -185,22 +178,22 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
     /** End the surfaces' endless responses (before a graceful HTTP stop, which waits for them). */
     endStreams,
     /** null, or a promise that settles once every commit so far is on disk: responses wait on it. */
-    durable: () => committer.durable(),
+    durable: () => store.durable(),
     /** Run `f` as the last write at stop, once nothing else of this instance can write. */
     atClose(f: () => void): void {
       atClose.push(f);
     },
     /** Rehydrate live intents (expiring overdue ones), start the dispatcher. */
-    boot(): number {
+    async boot(): Promise<number> {
       // Queued before any deadline can fire: a transaction recorded before a crash is applied
       // as sent first, so its intent goes pending (and gets pendingAtExpiry), never expired.
       void reconcile();
       reconcileTimer = setInterval(() => void reconcile(), RECONCILE_INTERVAL_MS);
       reconcileTimer.unref?.();
-      const n = runtime.rehydrateLive();
+      const n = await runtime.rehydrateLive();
       // Recorded transactions of intents that closed unpaid within the look-back stay in sight.
       const since = Date.now() - config.detection.lookbackSeconds * 1000;
-      for (const chain of chains.networks.keys()) chainWatch.sync(intents.listUnfinalizedWithTransaction(chain, since), false);
+      for (const chain of chains.networks.keys()) chainWatch.sync(await intents.listUnfinalizedWithTransaction(chain, since), false);
       dispatcher.start();
       detection = startDetectors(services, (msg, f) => log('warn', msg, f));
       ready = true;
@@ -212,23 +205,21 @@ export function createCore(config: Config, opts: CoreOptions = {}) {
       endStreams();
       clearInterval(keyUseTimer);
       if (reconcileTimer) clearInterval(reconcileTimer);
-      flushKeyUses();
+      await flushKeyUses();
       await dispatcher.stop();
       await detection?.stop();
       await chainWatch.stop();
-      committer.flush();
       runtime.stop();
       // Last writes of this instance (the instance lease's release), committed and synced like any other.
-      const closing = atClose.map((f) => committer.write(f).catch((e) => log('warn', 'a last write at stop failed', { error: String(e) })));
-      committer.flush();
-      await Promise.all(closing);
-      await committer.drain();
-      await checkpointer?.stop();
-      walSync?.close();
+      await Promise.all(
+        atClose.map((f) => store.transact(async () => f()).catch((e) => log('warn', 'a last write at stop failed', { error: String(e) }))),
+      );
+      names.stop();
       unregisterNames();
-      db.close();
+      // Commits what is still queued, waits for its sync, then closes the database.
+      await store.close();
     },
   };
 }
 
-export type Core = ReturnType<typeof createCore>;
+export type Core = Awaited<ReturnType<typeof createCore>>;

@@ -29,17 +29,17 @@ export interface ServerOptions extends CoreOptions {
 export async function startServer(config: Config, opts: ServerOptions): Promise<ServerHandle> {
   const log = opts.log ?? createLogger(config.logLevel);
   const inspect = opts.inspect ?? (config.inspect === false ? undefined : await createStatelyInspector(config.inspect, log));
-  const core = createCore(config, { ...opts, inspect, log });
+  const core = await createCore(config, { ...opts, inspect, log });
   // Before anything listens, broadcasts or expires: a second serve on the same file stops here.
   try {
-    const lease = holdInstanceLease(core.db, config, log, () => opts.onInstanceLeaseLost?.());
+    const lease = holdInstanceLease(core.store, config, log, () => opts.onInstanceLeaseLost?.());
     // Released last, once nothing of this instance can write or send any more.
     if (lease) core.atClose(() => lease.release());
   } catch (e) {
     await core.stop();
     throw e;
   }
-  const boot = opts.bootstrap ? bootstrapIfEmpty(core.db) : null;
+  const boot = opts.bootstrap ? await bootstrapIfEmpty(core.store) : null;
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -66,7 +66,7 @@ export async function startServer(config: Config, opts: ServerOptions): Promise<
       // Group-committed writes are acknowledged only once their WAL sync returns; a response
       // that merely read one of them waits for that sync too (usually none is under way).
       const durable = core.durable();
-      if (durable) {
+      if (durable !== null) {
         try {
           await durable;
         } catch {
@@ -76,7 +76,7 @@ export async function startServer(config: Config, opts: ServerOptions): Promise<
       return res;
     },
   });
-  core.boot();
+  await core.boot();
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   // Pay links name the port actually bound (port 0 picks one) unless publicUrl is configured.
   if (config.publicUrl === null) setPublicUrl(url);

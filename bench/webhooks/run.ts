@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDispatcher, type DispatcherDeps } from '../../src/webhooks/dispatcher';
 import { signHeaders } from '../../src/webhooks/sign';
-import { createAccount, insertDelivery, insertEvent, putEndpoint, tempDb, testConfig } from '../../test/webhooks/factory';
+import { createAccount, dispatchDeps, insertDelivery, insertEvent, putEndpoint, tempDb, testConfig } from '../../test/webhooks/factory';
 import { firstLine } from '../support/child';
 import { cpuModel, LOAD_AT_START } from '../support/machine';
 
@@ -79,7 +79,7 @@ async function dispatcherDrain(name: string, urls: string[], n: number, webhooks
     lat.push(performance.now() - s);
     return res;
   };
-  const d = createDispatcher({ db, config: testConfig({ pollIntervalMs: 1000, ...webhooks }), fetch: timed });
+  const d = createDispatcher({ ...dispatchDeps(db, testConfig({ pollIntervalMs: 1000, ...webhooks })), fetch: timed });
   const c0 = cpuNow();
   const t0 = performance.now();
   d.start();
@@ -98,7 +98,7 @@ async function dispatcherSteady(name: string, url: string, rate: number, seconds
   const db = tempDb();
   const a = createAccount(db);
   putEndpoint(db, { accountId: a, mode: 'test', url });
-  const d = createDispatcher({ db, config: testConfig({ pollIntervalMs: 1000 }) });
+  const d = createDispatcher(dispatchDeps(db, testConfig({ pollIntervalMs: 1000 })));
   d.start();
   const total = rate * seconds;
   const tick = 10;

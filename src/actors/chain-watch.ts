@@ -7,7 +7,7 @@ import type { ChainRegistry } from '../chains/registry';
 import type { ChainObservation, Watcher } from '../chains/types';
 import type { IntentEvent } from '../../machines/intent.machine';
 import type { StoredIntent } from '../store/intents';
-import type { SubmissionOutcome, SubmissionRepo } from '../store/submissions';
+import type { SubmissionOutcome } from '../store/submissions';
 import type { Runtime } from './runtime';
 import { hasTag } from '../../machines/judge';
 import { watchStageOf } from './step';
@@ -28,8 +28,6 @@ export interface ChainWatch {
 
 export interface ChainWatchOptions {
   log: (msg: string, fields: Record<string, unknown>) => void;
-  /** Contract 11's write-ahead records: each resolves with the verdict, in the same write. */
-  submissions: Pick<SubmissionRepo, 'setOutcome'>;
   /** How soon a report whose write failed is written again (default 1 s). */
   retryMs?: number;
   /** Test-only: runs inside the write of each report (throwing, or failing its COMMIT). */
@@ -138,15 +136,15 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
   };
 
   const write = async (o: ChainObservation): Promise<void> => {
-    const landedAfterClose = await getRuntime().write((tx) => {
+    const landedAfterClose = await getRuntime().write(async (tx) => {
       opts.onReportWrite?.(o);
-      const cur = tx.get(o.intentId);
+      const cur = await tx.get(o.intentId);
       if (!cur) return null;
       if (closedWithTransaction(cur)) return cur.txSignature === o.txSignature ? cur : null;
       const kept = o.type === 'confirmed' && o.watchData ? { watchData: { ...(cur.watchData ?? {}), ...o.watchData } } : undefined;
-      const next = tx.apply(cur, toEvent(o, tx.now), 'ignore', kept);
-      // The submission row resolves in the same write as the verdict it follows from.
-      if (next) opts.submissions.setOutcome(cur.chain, o.txSignature, OUTCOME[o.type], tx.now);
+      const next = await tx.apply(cur, toEvent(o, tx.now), 'ignore', kept);
+      // Contract 11's write-ahead record resolves in the same write as the verdict it follows from.
+      if (next) await tx.repos.submissions.setOutcome(cur.chain, o.txSignature, OUTCOME[o.type], tx.now);
       return null;
     });
     // Its own write (the matcher's); if it fails, this report is kept and tried again like any other.

@@ -8,8 +8,8 @@ import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Config } from '../config.types';
 import type { Log } from '../log';
-import type { Db } from '../store/db';
-import { releaseInstanceLease, renewInstanceLease, takeInstanceLease, type LeaseHolder } from '../store/instance-lease';
+import type { LeaseHolder } from '../store/instance-lease';
+import { sqliteOf, type Store } from '../store/store';
 
 export interface InstanceLease {
   instanceId: string;
@@ -26,7 +26,6 @@ export class InstanceInUseError extends Error {
   }
 }
 
-export const isSharedDatabase = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
 
 /**
  * A holder on this host whose process no longer exists (killed, crashed) need not be waited for.
@@ -43,11 +42,13 @@ function deadHere(h: LeaseHolder): boolean {
 }
 
 /** Take the lease or throw InstanceInUseError; `onLost` runs if another instance takes it over later. */
-export function holdInstanceLease(db: Db, config: Config, log: Log, onLost: () => void, now: () => number = Date.now): InstanceLease | null {
-  if (isSharedDatabase(config.db)) return null;
+export function holdInstanceLease(store: Store, config: Config, log: Log, onLost: () => void, now: () => number = Date.now): InstanceLease | null {
+  // Only a SQLite file has one serve; on PostgreSQL many share the database.
+  const leases = sqliteOf(store)?.instanceLease;
+  if (!leases) return null;
   const staleMs = config.cluster.leaseSeconds * 1000;
   const me = { instanceId: `inst_${crypto.randomUUID()}`, pid: process.pid, host: hostname(), startedAt: now() };
-  const got = takeInstanceLease(db.sqlite, me, now(), staleMs, (h) => h.heartbeatAt <= now() - staleMs || deadHere(h));
+  const got = leases.take(me, now(), staleMs, (h) => h.heartbeatAt <= now() - staleMs || deadHere(h));
   const file = config.db === ':memory:' ? config.db : realpathSync(config.db);
   if (!got.taken) {
     const h = got.holder;
@@ -67,7 +68,7 @@ export function holdInstanceLease(db: Db, config: Config, log: Log, onLost: () =
   // Renewed three times per lease period: a missed beat or two (a long GC, a busy disk) is no takeover.
   const timer = setInterval(() => {
     try {
-      if (renewInstanceLease(db.sqlite, me.instanceId, now(), staleMs)) return;
+      if (leases.renew(me.instanceId, now(), staleMs)) return;
       clearInterval(timer);
       log('error', 'instance lease lost: another serve took this database over; stopping', { db: file, instance_id: me.instanceId });
       onLost();
@@ -81,7 +82,7 @@ export function holdInstanceLease(db: Db, config: Config, log: Log, onLost: () =
     release() {
       clearInterval(timer);
       try {
-        releaseInstanceLease(db.sqlite, me.instanceId);
+        leases.release(me.instanceId);
       } catch (e) {
         log('warn', 'releasing the instance lease failed; the next serve takes it over once it is stale', { error: String(e) });
       }

@@ -2,16 +2,16 @@
 // write (step.ts: XState's pure transition on the row's persisted snapshot), so no process ever
 // acts on a state it holds in memory: a rolled-back batch or a second process cannot leave a
 // stale actor in charge (contract 14, "the row is the only state"). One transition writes the
-// intent row, its snapshot, the events and their deliveries in ONE transaction (through the
-// group committer). Deadlines and chain watches follow COMMITTED rows: after every commit, and on
+// intent row, its snapshot, the events and their deliveries in ONE transaction (Store.transact:
+// the group committer's batch on SQLite, one connection's BEGIN..COMMIT on PostgreSQL). Deadlines and chain watches follow COMMITTED rows: after every commit, and on
 // a periodic scan of the live rows, so a failed write can never unwatch or forget an intent.
 import type { InspectionEvent } from 'xstate';
 import { newId } from '../domain/ids';
 import { iso, toWire, type EventEnvelope, type EventType, type IntentState, type Mode } from '../domain/intent';
 import type { Log } from '../log';
-import type { GroupCommitter } from '../store/group-commit';
+import type { Awaitable } from '../store/awaitable';
 import type { IntentRepo, StoredIntent } from '../store/intents';
-import type { Outbox } from '../store/outbox';
+import type { Store, StoreRepos } from '../store/store';
 import { MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../machines/intent.machine';
 import { hasTag, invalidState } from '../../machines/judge';
 import { createDeadlines, type Deadlines } from './deadlines';
@@ -19,9 +19,10 @@ import { createInspectMirror, type CommittedMove } from './inspect-mirror';
 import { forget, initialSnapshotJson, step, type Emitted, type Step } from './step';
 
 export interface RuntimeDeps {
-  committer: GroupCommitter;
-  intents: IntentRepo;
-  outbox: Outbox;
+  /** Store.transact: every write runs in it, its repositories bound to the transaction. */
+  transact: Store['transact'];
+  /** The live rows, read outside any write (boot and the periodic scan). */
+  intents: Pick<IntentRepo, 'listLive'>;
   /** Called after a commit that queued webhook deliveries. */
   onDeliveriesQueued: () => void;
   /**
@@ -32,8 +33,8 @@ export interface RuntimeDeps {
   /** Stately inspector hook (serve --inspect): fed by display-only actors (inspect-mirror.ts). */
   inspect?: (event: InspectionEvent) => void;
   now?: () => number;
-  /** True while a `sending` submission exists for the intent: its deadline waits (submit, B). */
-  holdExpiry?: (intentId: string) => boolean;
+  /** True while a `sending` submission exists for the intent: its deadline waits (submit, B). Read inside the expiry's write. */
+  holdExpiry?: (intentId: string, tx: StoreRepos) => Awaitable<boolean>;
   log?: Log;
   /** How often the live rows are read again to re-arm deadlines and watches (default 5 s). */
   resyncMs?: number;
@@ -43,30 +44,36 @@ const EXPIRY_HOLD_MS = 2_000;
 /** An expiry whose write failed is tried again this soon (the periodic scan would, later). */
 const EXPIRY_RETRY_MS = 1_000;
 
-/** Handed to write functions: everything here is synchronous and joins the caller's transaction. */
+/**
+ * Handed to write functions: everything here joins the caller's transaction. A write function
+ * awaits only these and `repos` (never network I/O: on SQLite the group committer's batch is open).
+ */
 export interface Tx {
   now: number;
-  get(id: string): StoredIntent | null;
+  /** The repositories bound to this transaction: a verb writing submissions, payments... inside a write uses these. */
+  repos: StoreRepos;
+  /** The row as it is inside this write (locked for the rest of it on PostgreSQL). */
+  get(id: string): Promise<StoredIntent | null>;
   /** Insert a new intent in `created`, with its intent.created event. */
-  insert(intent: Omit<StoredIntent, 'state' | 'snapshot' | 'machineVersion'>): StoredIntent;
+  insert(intent: Omit<StoredIntent, 'state' | 'snapshot' | 'machineVersion'>): Promise<StoredIntent>;
   /**
    * Send a lifecycle event. The move is computed from the intent's row as it is now, inside this
    * write (`intent` only names it). When the machine refuses it: 'throw' raises 409
    * intent.invalid_state, 'ignore' returns null (chain reports and deadlines that no longer apply).
    */
-  apply(intent: StoredIntent, event: IntentEvent, onReject: 'throw' | 'ignore', patch?: Partial<StoredIntent>): StoredIntent | null;
+  apply(intent: StoredIntent, event: IntentEvent, onReject: 'throw' | 'ignore', patch?: Partial<StoredIntent>): Promise<StoredIntent | null>;
   /** Change fields that are not lifecycle (reference, metadata, fulfiller, refundedBy): no event. */
-  patch(intent: StoredIntent, fields: Partial<StoredIntent>): StoredIntent;
+  patch(intent: StoredIntent, fields: Partial<StoredIntent>): Promise<StoredIntent>;
   /** Record an event that is no lifecycle move (intent.late_payment, payment.unmatched) through the outbox. */
-  event(e: { type: EventType; accountId: string; mode: Mode; intentId: string | null; data: EventEnvelope['data'] }): void;
+  event(e: { type: EventType; accountId: string; mode: Mode; intentId: string | null; data: EventEnvelope['data'] }): Promise<void>;
 }
 
 export interface Runtime {
-  write<T>(fn: (tx: Tx) => T): Promise<T>;
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Boot: read the live rows, arm their deadlines and watches, start the periodic scan. Returns how many. */
-  rehydrateLive(): number;
+  rehydrateLive(): Promise<number>;
   /** Read the live rows again and follow what they say (also run periodically). Returns how many. */
-  resync(): number;
+  resync(): Promise<number>;
   /** Live intents this runtime follows (deadline or chain watch). */
   liveIntents(): number;
   stop(): void;
@@ -117,11 +124,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   const deadlines: Deadlines = createDeadlines((intentId) => {
     runtime
-      .write((tx) => {
-        const cur = tx.get(intentId);
+      .write(async (tx) => {
+        const cur = await tx.get(intentId);
         // A transaction for it is being broadcast (or was, before a crash): never expire it now;
         // look again shortly, once the submit or reconciliation has moved it to pending.
-        if (cur && deps.holdExpiry?.(intentId)) {
+        if (cur && (await deps.holdExpiry?.(intentId, tx.repos))) {
           deadlines.arm(intentId, tx.now + EXPIRY_HOLD_MS);
           return null;
         }
@@ -148,26 +155,28 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   }
 
   const runtime: Runtime = {
-    write<T>(fn: (tx: Tx) => T): Promise<T> {
+    write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
       let touched = new Map<string, StoredIntent>();
       let moves: CommittedMove[] = [];
       let queued = false;
+      const append = async (e: Parameters<StoreRepos['outbox']['append']>[0]) => {
+        if (await tx.repos.outbox.append(e)) queued = true;
+      };
       const tx: Tx = {
         now: 0,
-        get: (id) => touched.get(id) ?? deps.intents.get(id),
-        insert(fields) {
+        repos: null as unknown as StoreRepos,
+        get: async (id) => touched.get(id) ?? tx.repos.intents.getForUpdate(id),
+        async insert(fields) {
           const row: StoredIntent = { ...fields, state: 'created', snapshot: initialSnapshotJson(fields.id, fields.chain), machineVersion: MACHINE_VERSION };
           touched.set(row.id, row);
-          deps.intents.insert(row);
+          await tx.repos.intents.insert(row);
           if (mirror) moves.push({ id: row.id, chain: row.chain, before: null, event: null, after: row.snapshot, ended: false });
-          queued = deps.outbox.append({
-            envelope: envelope('intent.created', row, tx.now), accountId: row.accountId, mode: row.mode, intentId: row.id, createdAt: tx.now,
-          }) || queued;
+          await append({ envelope: envelope('intent.created', row, tx.now), accountId: row.accountId, mode: row.mode, intentId: row.id, createdAt: tx.now });
           return row;
         },
-        apply(intent, event, onReject, patch) {
+        async apply(intent, event, onReject, patch) {
           // The row as it is inside this write: whatever the caller (or this process) saw before.
-          const cur = tx.get(intent.id) ?? intent;
+          const cur = (await tx.get(intent.id)) ?? intent;
           const s = step(cur, event);
           if (s === null) {
             if (onReject === 'throw') throw invalidState(cur);
@@ -175,29 +184,28 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           }
           const next = { ...project(cur, s, tx.now), ...patch };
           touched.set(next.id, next);
-          deps.intents.update(next);
+          await tx.repos.intents.update(next);
           if (mirror) moves.push({ id: next.id, chain: next.chain, before: cur.snapshot, event, after: next.snapshot, ended: hasTag(next, 'terminal') });
           for (const e of s.emitted) {
-            queued = deps.outbox.append({
-              envelope: envelope(e.type, asReported(e, next), tx.now), accountId: next.accountId, mode: next.mode, intentId: next.id, createdAt: tx.now,
-            }) || queued;
+            await append({ envelope: envelope(e.type, asReported(e, next), tx.now), accountId: next.accountId, mode: next.mode, intentId: next.id, createdAt: tx.now });
           }
           return next;
         },
-        patch(cur, fields) {
+        async patch(cur, fields) {
           const next = { ...cur, ...fields, updatedAt: Math.max(tx.now, cur.updatedAt + 1) };
           touched.set(next.id, next);
-          deps.intents.update(next);
+          await tx.repos.intents.update(next);
           return next;
         },
-        event(e) {
+        async event(e) {
           const envelope: EventEnvelope = { eventId: newId('evt'), type: e.type, createdAt: iso(tx.now), livemode: e.mode === 'live', data: e.data };
-          queued = deps.outbox.append({ envelope, accountId: e.accountId, mode: e.mode, intentId: e.intentId, createdAt: tx.now }) || queued;
+          await append({ envelope, accountId: e.accountId, mode: e.mode, intentId: e.intentId, createdAt: tx.now });
         },
       };
-      return deps.committer
-        .write(() => {
+      return deps
+        .transact((repos) => {
           tx.now = now();
+          tx.repos = repos;
           // A write function may run again only after a failure; start each run clean.
           touched = new Map();
           moves = [];
@@ -215,8 +223,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           return result;
         });
     },
-    resync() {
-      const rows = deps.intents.listLive();
+    async resync() {
+      const rows = await deps.intents.listLive();
       const ids = new Set(rows.map((r) => r.id));
       for (const id of live) {
         if (!ids.has(id)) {
@@ -228,15 +236,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       deps.onCommitted?.(rows, true);
       return rows.length;
     },
-    rehydrateLive() {
-      const n = runtime.resync();
+    async rehydrateLive() {
+      const n = await runtime.resync();
       if (!scanTimer) {
         scanTimer = setInterval(() => {
-          try {
-            runtime.resync();
-          } catch (e) {
-            log('error', 'live intent scan failed', { error: String(e) });
-          }
+          runtime.resync().catch((e) => log('error', 'live intent scan failed', { error: String(e) }));
         }, deps.resyncMs ?? 5_000);
         scanTimer.unref?.();
       }

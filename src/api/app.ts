@@ -22,12 +22,12 @@ export function apiPlugin(d: ApiDeps) {
   // run through TypeBox's interpreted Encode, whose only transforms here are t.Integer's identity
   // encoders. It cost ~5% of a create request (bench/create).
   const api = new Elysia({ name: 'api', normalize: false, encodeSchema: false })
-    .onRequest(({ request }) => {
+    .onRequest(async ({ request }) => {
       // Authenticate before the body is parsed or validated: a caller without a valid key
       // learns nothing but 401. The handler reads the resolved caller and applies the rate limit.
       const url = request.url;
       if (!url.startsWith('/v1/', url.indexOf('/', url.indexOf('//') + 2))) return;
-      d.checkKey(request);
+      await d.checkKey(request);
       if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
     })
     // /v1 bodies: JSON only, bounded, depth-checked, no "__proto__" (json-body.ts). Other surfaces

@@ -3,14 +3,15 @@
 import type { Caller } from '../domain/caller';
 import { AppError } from '../domain/errors';
 import { API_KEY_RE, hashApiKey, type ActiveKey } from '../store/api-keys';
+import type { Awaitable } from '../store/awaitable';
 
-export function authenticate(header: string | undefined | null, find: (hash: string) => ActiveKey | null): Caller {
+export async function authenticate(header: string | undefined | null, find: (hash: string) => Awaitable<ActiveKey | null>): Promise<Caller> {
   const m = header ? /^Bearer (\S+)$/.exec(header) : null;
   const key = m?.[1];
   if (!key || !API_KEY_RE.test(key)) {
     throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
   }
-  const found = find(hashApiKey(key));
+  const found = await find(hashApiKey(key));
   if (!found) throw new AppError('auth.invalid_api_key', 'This API key is not valid (unknown or revoked).');
   return { accountId: found.accountId, mode: found.mode, plan: found.plan, keyId: found.keyId };
 }

@@ -14,13 +14,13 @@ export interface ApiDeps {
    * Resolve the request's key before parsing (401 unless valid and unrevoked) and take one rate
    * token (429); remembered per request.
    */
-  checkKey(request: Request): void;
+  checkKey(request: Request): Promise<void>;
   /** Wake the webhook dispatcher after queuing a delivery. */
   wakeDispatcher(): void;
   /** True once the DB is open and live actors are rehydrated. */
   ready(): boolean;
   /** Prometheus text for /metrics. */
-  metrics(): string;
+  metrics(): Promise<string>;
   /** Structured log line (stderr). */
   log(level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void;
   /** Throws while the database cannot be reached (/readyz answers 503 then). */

@@ -192,13 +192,13 @@ export interface FoundTransfer {
 /** What a detector is told to watch, read from committed rows each poll. */
 export interface DetectionSource {
   /** Distinct receiving accounts (requestor + token) of live intents and of intents closed within the look-back. */
-  receivers(): Array<{ requestor: string; tokenAddress: string; since: number }>;
+  receivers(): Promise<Array<{ requestor: string; tokenAddress: string; since: number }>>;
   /** Solana Pay references of the same intents. */
-  references(): Array<{ reference: string; requestor: string; tokenAddress: string; createdAt: number }>;
+  references(): Promise<Array<{ reference: string; requestor: string; tokenAddress: string; createdAt: number }>>;
   /** Matched transfers whose intent is not finalized yet: reported again once final. */
-  unfinalized(): Array<{ txSignature: string; tokenAddress: string; from: string; to: string; amountBaseUnits: bigint }>;
-  getCursor(key: string): string | null;
-  setCursor(key: string, value: string): void;
+  unfinalized(): Promise<Array<{ txSignature: string; tokenAddress: string; from: string; to: string; amountBaseUnits: bigint }>>;
+  getCursor(key: string): Promise<string | null>;
+  setCursor(key: string, value: string): Promise<void>;
   /** Hand a found transfer to the matcher; resolves once written (rejects when the write failed). */
   report(t: FoundTransfer): Promise<void>;
   log(msg: string, fields: Record<string, unknown>): void;

@@ -157,13 +157,15 @@ export function dashboardPlugin(d: DashboardDeps) {
 
   const notFound = (what: string, s: Session) => htmlResponse(404, { title: 'Not found', csrf: s.csrf, body: html`<h1>Not found</h1>${errorBox(`No ${what}.`)}` });
 
-  function accountPage(s: Session, accountId: string, status: number, extra: Partial<AccountView> = {}): Response {
-    const account = ID_RE.test(accountId) ? d.repos.accounts.get(accountId) : null;
+  const accountOf = async (id: string) => (ID_RE.test(id) ? d.repos.accounts.get(id) : null);
+
+  async function accountPage(s: Session, accountId: string, status: number, extra: Partial<AccountView> = {}): Promise<Response> {
+    const account = await accountOf(accountId);
     if (!account) return notFound('such account', s);
     const body = accountBody({
       account,
-      keys: d.repos.apiKeys.list(account.id).sort((a, b) => b.createdAt - a.createdAt),
-      endpoints: d.repos.endpoints.listInfo(account.id, Date.now()),
+      keys: (await d.repos.apiKeys.list(account.id)).sort((a, b) => b.createdAt - a.createdAt),
+      endpoints: await d.repos.endpoints.listInfo(account.id, Date.now()),
       csrf: s.csrf,
       ...extra,
     });
@@ -171,8 +173,11 @@ export function dashboardPlugin(d: DashboardDeps) {
   }
 
   const hide = { detail: { hide: true } } as const;
-  const accountsView = (_ctx: Ctx, s: Session) =>
-    htmlResponse(200, { title: 'Accounts', csrf: s.csrf, active: 'accounts', body: accountsBody(d.repos.accounts.list(), d.repos.intentsOverview.countsByAccount()) });
+  const accountsView = async (_ctx: Ctx, s: Session) =>
+    htmlResponse(200, {
+      title: 'Accounts', csrf: s.csrf, active: 'accounts',
+      body: accountsBody(await d.repos.accounts.list(), await d.repos.intentsOverview.countsByAccount()),
+    });
 
   return new Elysia({ name: 'dashboard' })
     .get('/dashboard', view(accountsView, true), hide)
@@ -205,21 +210,21 @@ export function dashboardPlugin(d: DashboardDeps) {
     .get('/dashboard/accounts/:id', view((ctx, s) => accountPage(s, ctx.params.id!, 200, { done: ctx.query.done })), hide)
     .post(
       '/dashboard/accounts/:id/keys',
-      action((ctx, s) => {
+      action(async (ctx, s) => {
         const mode = field(ctx.body, 'mode');
         if (!isMode(mode)) return accountPage(s, ctx.params.id!, 400, { error: 'mode must be test or live.' });
-        if (!ID_RE.test(ctx.params.id!) || !d.repos.accounts.get(ctx.params.id!)) return notFound('such account', s);
-        const created = d.repos.apiKeys.create({ accountId: ctx.params.id!, mode });
+        if (!(await accountOf(ctx.params.id!))) return notFound('such account', s);
+        const created = await d.repos.apiKeys.create({ accountId: ctx.params.id!, mode });
         return accountPage(s, ctx.params.id!, 200, { newKey: { key: created.key, mode } });
       }),
       hide,
     )
     .post(
       '/dashboard/accounts/:id/keys/:keyId/revoke',
-      action((ctx, s) => {
+      action(async (ctx, s) => {
         const { id, keyId } = ctx.params as { id: string; keyId: string };
-        if (!ID_RE.test(keyId) || d.repos.apiKeys.accountOf(keyId) !== id) return notFound('such key on this account', s);
-        d.repos.apiKeys.revoke(keyId);
+        if (!ID_RE.test(keyId) || (await d.repos.apiKeys.accountOf(keyId)) !== id) return notFound('such key on this account', s);
+        await d.repos.apiKeys.revoke(keyId);
         return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=revoked`);
       }),
       hide,
@@ -229,7 +234,7 @@ export function dashboardPlugin(d: DashboardDeps) {
       action(async (ctx, s) => {
         const { id, mode } = ctx.params as { id: string; mode: string };
         if (!isMode(mode)) return notFound('such mode', s);
-        if (!ID_RE.test(id) || !d.repos.accounts.get(id)) return notFound('such account', s);
+        if (!(await accountOf(id))) return notFound('such account', s);
         try {
           await setEndpoint(d.webhooks, { accountId: id, mode }, { url: field(ctx.body, 'url').trim() });
         } catch (e) {
@@ -242,11 +247,11 @@ export function dashboardPlugin(d: DashboardDeps) {
     )
     .post(
       '/dashboard/accounts/:id/webhooks/:mode/reveal',
-      action((ctx, s) => {
+      action(async (ctx, s) => {
         const { id, mode } = ctx.params as { id: string; mode: string };
         if (!isMode(mode)) return notFound('such mode', s);
-        if (!ID_RE.test(id) || !d.repos.accounts.get(id)) return notFound('such account', s);
-        const e = d.repos.endpoints.get(id, mode);
+        if (!(await accountOf(id))) return notFound('such account', s);
+        const e = await d.repos.endpoints.get(id, mode);
         if (!e) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set.` });
         const previousUntil = e.previousSecret !== null && e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > Date.now() ? e.previousSecretExpiresAt : null;
         return accountPage(s, id, 200, { revealed: { mode, secret: e.secret, previousUntil } });
@@ -255,28 +260,28 @@ export function dashboardPlugin(d: DashboardDeps) {
     )
     .post(
       '/dashboard/accounts/:id/webhooks/:mode/rotate',
-      action((ctx, s) => {
+      action(async (ctx, s) => {
         const { id, mode } = ctx.params as { id: string; mode: string };
         if (!isMode(mode)) return notFound('such mode', s);
-        if (!ID_RE.test(id) || !d.repos.accounts.get(id)) return notFound('such account', s);
-        if (!d.repos.endpoints.get(id, mode)) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set; set one first.` });
-        rotateSecret(d.webhooks, { accountId: id, mode });
+        if (!(await accountOf(id))) return notFound('such account', s);
+        if (!(await d.repos.endpoints.get(id, mode))) return accountPage(s, id, 404, { error: `No ${mode} endpoint is set; set one first.` });
+        await rotateSecret(d.webhooks, { accountId: id, mode });
         return redirect(`/dashboard/accounts/${encodeURIComponent(id)}?done=rotated`);
       }),
       hide,
     )
     .get(
       '/dashboard/intents',
-      view((ctx, s) => {
+      view(async (ctx, s) => {
         const q = ctx.query;
         const stateQ = INTENT_STATES.includes(q.state as IntentState) ? (q.state as IntentState) : undefined;
         const accountId = q.account && ID_RE.test(q.account) ? q.account : undefined;
         const mode = isMode(q.mode) ? q.mode : undefined;
         const startingAfter = q.starting_after && ID_RE.test(q.starting_after) ? q.starting_after : undefined;
         // The API's verb, as the operator: every account, or the one picked; the same paging.
-        const { intents, hasMore } = listIntents(d.services, { operator: true, accountId, mode }, { limit: PAGE_SIZE, startingAfter, state: stateQ });
+        const { intents, hasMore } = await listIntents(d.services, { operator: true, accountId, mode }, { limit: PAGE_SIZE, startingAfter, state: stateQ });
         const f = { state: stateQ, accountId, mode };
-        return htmlResponse(200, { title: 'Intents', csrf: s.csrf, active: 'intents', body: intentsBody(intents, hasMore, f, d.repos.accounts.list()) });
+        return htmlResponse(200, { title: 'Intents', csrf: s.csrf, active: 'intents', body: intentsBody(intents, hasMore, f, await d.repos.accounts.list()) });
       }),
       hide,
     )
@@ -286,10 +291,10 @@ export function dashboardPlugin(d: DashboardDeps) {
         const id = ctx.params.id!;
         // Read before the intent: an event committed in between is then streamed as well as
         // shown, and the page's script drops the repeat (by event id); none can be missed.
-        const afterSeq = d.repos.liveEvents.maxSeq();
-        const intent = ID_RE.test(id) ? d.services.intents.get(id) : null;
+        const afterSeq = await d.repos.liveEvents.maxSeq();
+        const intent = ID_RE.test(id) ? await d.services.intents.get(id) : null;
         if (!intent) return notFound('such intent', s);
-        const timeline = intentTimeline(d.repos, intent.id);
+        const timeline = await intentTimeline(d.repos, intent.id);
         // The pay link and its QR: what a shop shows the payer (contract 12).
         const payUrl = payUrlOf(intent.payToken);
         const pay = payUrl === null ? null : { url: payUrl, qr: await qrSvg(payUrl) };
@@ -300,32 +305,32 @@ export function dashboardPlugin(d: DashboardDeps) {
     )
     .get(
       '/dashboard/live',
-      view((ctx, s) => {
-        const accounts = d.repos.accounts.list();
+      view(async (ctx, s) => {
+        const accounts = await d.repos.accounts.list();
         const q = ctx.query;
         // One account needs no choosing (the bootstrap case); with several the operator picks.
-        const account = q.account ? (ID_RE.test(q.account) ? d.repos.accounts.get(q.account) : null) : accounts.length === 1 ? accounts[0]! : null;
+        const account = q.account ? await accountOf(q.account) : accounts.length === 1 ? accounts[0]! : null;
         if (q.account && !account) return notFound('such account', s);
         const mode = isMode(q.mode) ? q.mode : 'test';
-        const snapshot = account ? d.repos.liveEvents.snapshot(account.id, mode, LIVE_ROWS) : null;
+        const snapshot = account ? await d.repos.liveEvents.snapshot(account.id, mode, LIVE_ROWS) : null;
         return htmlResponse(200, { title: 'Live view', csrf: s.csrf, active: 'live', body: liveBody({ accounts, account, mode, snapshot }), script: LIVE_JS });
       }),
       hide,
     )
     .get(
       '/dashboard/live/events',
-      ((ctx: Ctx) => {
+      (async (ctx: Ctx) => {
         if (!sessions) return disabled();
         // An EventSource cannot follow a login redirect: a plain 401 makes it stop retrying.
         const s = sessionOf(ctx.request);
         if (!s) return plain(401, 'Log in to the dashboard first.');
         const q = ctx.query;
-        if (!q.account || !ID_RE.test(q.account) || !d.repos.accounts.get(q.account)) return plain(404, 'No such account.');
+        if (!q.account || !(await accountOf(q.account))) return plain(404, 'No such account.');
         if (!isMode(q.mode)) return plain(400, 'mode must be test or live.');
         if (q.intent !== undefined && !ID_RE.test(q.intent)) return plain(400, 'intent must be an intent id.');
         // A reconnecting browser says where it stopped (Last-Event-ID); a new one starts where its page's snapshot did.
         const cursor = [ctx.request.headers.get('last-event-id'), q.after].find((v) => v !== null && v !== undefined && /^[0-9]{1,15}$/.test(v));
-        const afterSeq = cursor === undefined ? d.repos.liveEvents.maxSeq() : Number(cursor);
+        const afterSeq = cursor === undefined ? await d.repos.liveEvents.maxSeq() : Number(cursor);
         const res = live.open({ accountId: q.account, mode: q.mode, intentId: q.intent ?? null, afterSeq, until: s.expiresAt, signal: ctx.request.signal });
         return res ?? plain(503, 'No live stream available (too many open, or the server is stopping); try again.', { 'retry-after': '5' });
       }),
@@ -333,12 +338,12 @@ export function dashboardPlugin(d: DashboardDeps) {
     )
     .get(
       '/dashboard/payments',
-      view((ctx, s) => {
+      view(async (ctx, s) => {
         const q = ctx.query;
         const status = PAYMENT_STATUSES.find((x) => x === q.status);
         const startingAfter = q.starting_after && ID_RE.test(q.starting_after) ? q.starting_after : undefined;
         // The API's verb, as the operator: every account's payments.
-        const { payments, hasMore } = listPayments(d.services, { operator: true }, { limit: PAGE_SIZE, startingAfter, status });
+        const { payments, hasMore } = await listPayments(d.services, { operator: true }, { limit: PAGE_SIZE, startingAfter, status });
         const body = paymentsBody(payments, hasMore, status);
         return htmlResponse(200, { title: 'Payments', csrf: s.csrf, active: 'payments', body });
       }),
@@ -351,13 +356,13 @@ export function dashboardPlugin(d: DashboardDeps) {
     )
     .post(
       '/dashboard/deliveries/:id/retry',
-      action((ctx, s) => {
+      action(async (ctx, s) => {
         const id = ctx.params.id!;
-        const owner = ID_RE.test(id) ? d.repos.deliveries.owner(id) : null;
+        const owner = ID_RE.test(id) ? await d.repos.deliveries.owner(id) : null;
         if (!owner) return notFound('such delivery', s);
         try {
           // The operator may replay any account's delivery: the pro-plan gate is the API's.
-          retryDelivery(d.webhooks, owner, { id });
+          await retryDelivery(d.webhooks, owner, { id });
         } catch (e) {
           if (e instanceof AppError) return deliveriesPage(ctx, s, HTTP_STATUS[e.code] ?? 400, e.message);
           throw e;
@@ -368,13 +373,13 @@ export function dashboardPlugin(d: DashboardDeps) {
       hide,
     );
 
-  function deliveriesPage(ctx: Ctx, s: Session, status: number, error: string | null = null): Response {
+  async function deliveriesPage(ctx: Ctx, s: Session, status: number, error: string | null = null): Promise<Response> {
     const q = ctx.query;
     const st = q.status === 'pending' || q.status === 'delivered' || q.status === 'failed' ? q.status : undefined;
     const accountId = q.account && ID_RE.test(q.account) ? q.account : undefined;
     const startingAfter = q.starting_after && ID_RE.test(q.starting_after) ? q.starting_after : undefined;
     // The API's verb, as the operator: every account's deliveries, or the one picked.
-    const { deliveries, hasMore } = listDeliveries(d.webhooks, { operator: true, accountId }, { status: st, limit: PAGE_SIZE, startingAfter });
+    const { deliveries, hasMore } = await listDeliveries(d.webhooks, { operator: true, accountId }, { status: st, limit: PAGE_SIZE, startingAfter });
     const body: Safe = deliveriesBody(deliveries, hasMore, { status: st, accountId }, s.csrf, q.done, error);
     return htmlResponse(status, { title: 'Webhook deliveries', csrf: s.csrf, active: 'deliveries', body });
   }

@@ -100,14 +100,14 @@ export function createLiveFeed(events: LiveEventRepo, log: (level: 'warn', msg: 
    * and one batch per stream per call: a long backlog (after=0) goes out over several ticks,
    * never in one long loop.
    */
-  const pump = (s: Stream, max: number) => {
+  const pump = async (s: Stream, max: number) => {
     // A reader that stopped reading is dropped rather than buffered without end; its browser
     // reconnects with Last-Event-ID and resumes where it really stopped.
     if ((s.controller.desiredSize ?? 0) < -MAX_QUEUED) {
       end(s);
       return;
     }
-    const read = events.after(s.accountId, s.mode, s.cursor, BATCH, s.intentId);
+    const read = await events.after(s.accountId, s.mode, s.cursor, BATCH, s.intentId);
     const rows = read.filter((r) => r.seq <= max);
     for (const r of rows) write(s, `id: ${r.seq}\nevent: intent\ndata: ${JSON.stringify(toLiveWire(r))}\n\n`);
     if (rows.length > 0) s.cursor = rows[rows.length - 1]!.seq;
@@ -115,12 +115,18 @@ export function createLiveFeed(events: LiveEventRepo, log: (level: 'warn', msg: 
     if (read.length < BATCH || rows.length < read.length) s.seen = max;
   };
 
+  // One tick at a time: the next timer tick is skipped while one still reads or waits.
   let waiting = false;
   const tick = () => {
     if (waiting) return;
+    waiting = true;
+    void look().finally(() => (waiting = false));
+  };
+
+  const look = async () => {
     let max: number;
     try {
-      max = events.maxSeq();
+      max = await events.maxSeq();
     } catch (e) {
       // The database is closing or busy: try again on the next tick.
       log('warn', 'live view: reading events failed', { error: String(e) });
@@ -128,23 +134,26 @@ export function createLiveFeed(events: LiveEventRepo, log: (level: 'warn', msg: 
     }
     // A committed event may still wait for its WAL sync: never show one a power loss could take back.
     const gate = events.durable();
-    if (!gate) return send(max);
-    waiting = true;
-    gate.then(
-      () => ((waiting = false), send(max)),
-      () => (waiting = false),
-    );
+    if (gate !== null) {
+      try {
+        await gate;
+      } catch {
+        return;
+      }
+    }
+    await send(max);
   };
 
-  const send = (max: number) => {
+  const send = async (max: number) => {
     try {
       const t = now();
-      for (const s of streams) {
+      for (const s of [...streams]) {
+        if (!streams.has(s)) continue;
         if (t >= s.until) {
           end(s);
           continue;
         }
-        if (max > s.seen) pump(s, max);
+        if (max > s.seen) await pump(s, max);
         if (streams.has(s) && t - s.lastWrite >= HEARTBEAT_MS) write(s, ': keep-alive\n\n');
       }
     } catch (e) {

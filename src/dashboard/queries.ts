@@ -17,8 +17,8 @@ export interface TimelineEvent {
   delivered: number;
 }
 
-export function intentTimeline(repos: Pick<Repos, 'events'>, intentId: string): TimelineEvent[] {
-  return repos.events.timeline(intentId).map((r) => {
+export async function intentTimeline(repos: Pick<Repos, 'events'>, intentId: string): Promise<TimelineEvent[]> {
+  return (await repos.events.timeline(intentId)).map((r) => {
     let state: string | null = null;
     try {
       const p = JSON.parse(r.payload) as { data?: { intent?: { state?: unknown } } };

@@ -5,6 +5,7 @@ import type { Caller } from '../domain/caller';
 import { invalidParam } from '../domain/errors';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { hasTag, invalidState, judge } from '../../machines/judge';
+import type { Awaitable } from '../store/awaitable';
 import type { StoredIntent } from '../store/intents';
 import { ownedBy } from './load-intent';
 import { resolveAddress } from './resolve-chain';
@@ -20,10 +21,10 @@ export interface BuildTransactionResult {
  * (already_fulfilled, expired, invalid_state); a refund also needs its original still paid, since
  * a reorg can move the original back (contract section 4: `original_not_paid`).
  */
-export function checkPayable(i: StoredIntent, now: number, get: (id: string) => StoredIntent | null): void {
+export async function checkPayable(i: StoredIntent, now: number, get: (id: string) => Awaitable<StoredIntent | null>): Promise<void> {
   judge(i, { type: 'SUBMIT', at: now, txSignature: i.txSignature ?? '' });
   if (i.refundOf === null) return;
-  const original = get(i.refundOf);
+  const original = await get(i.refundOf);
   if (original && !hasTag(original, 'paid') && original.latePayment === null) {
     throw invalidState(i, `The intent this refunds (${original.id}) is ${original.state}, not paid: its refund waits.`, {
       reason: 'original_not_paid',
@@ -55,8 +56,8 @@ export function resolveFulfiller(s: Services, i: StoredIntent, given: unknown): 
 
 export async function buildTransaction(s: Services, caller: Caller, input: { id: string; fulfiller?: string }): Promise<BuildTransactionResult> {
   const { id } = input;
-  const cur = ownedBy(caller, s.intents.get(id), id);
-  checkPayable(cur, Date.now(), (o) => s.intents.get(o));
+  const cur = ownedBy(caller, await s.intents.get(id), id);
+  await checkPayable(cur, Date.now(), (o) => s.intents.get(o));
   const network = s.chains.network(cur.chain)!;
   const { fulfiller, isNew } = resolveFulfiller(s, cur, input.fulfiller);
   if (fulfiller === null) throw invalidParam('fulfiller', 'fulfiller is required: this intent has no fulfiller yet.');
@@ -67,9 +68,9 @@ export async function buildTransaction(s: Services, caller: Caller, input: { id:
   // Idempotent (contract 14): while the last built transaction can still land, it is the answer.
   const built =
     (await adapter.reuseBuild?.(network, pool, target, fulfiller, cur.buildData)) ?? (await adapter.build(network, pool, target, fulfiller));
-  const intent = await s.runtime.write((tx) => {
-    const now = ownedBy(caller, tx.get(id), id);
-    checkPayable(now, tx.now, tx.get);
+  const intent = await s.runtime.write(async (tx) => {
+    const now = ownedBy(caller, await tx.get(id), id);
+    await checkPayable(now, tx.now, tx.get);
     return tx.patch(now, { fulfiller, buildData: built.buildData, ataRentLamports: built.ataRentLamports });
   });
   return { intent: toWire(intent), transaction: built.transaction };

@@ -7,11 +7,11 @@ import { inProgress } from './record-submission';
 import type { Services } from './services';
 
 export async function cancelIntent(s: Services, caller: Caller, { id }: { id: string }): Promise<{ intent: PaymentIntentWire }> {
-  ownedBy(caller, s.intents.get(id), id);
-  const intent = await s.runtime.write((tx) => {
-    const cur = ownedBy(caller, tx.get(id), id);
-    if (s.submissions.hasSending(id)) throw inProgress(id);
-    return tx.apply(cur, { type: 'CANCEL', at: tx.now }, 'throw')!;
+  ownedBy(caller, await s.intents.get(id), id);
+  const intent = await s.runtime.write(async (tx) => {
+    const cur = ownedBy(caller, await tx.get(id), id);
+    if (await tx.repos.submissions.hasSending(id)) throw inProgress(id);
+    return (await tx.apply(cur, { type: 'CANCEL', at: tx.now }, 'throw'))!;
   });
   return { intent: toWire(intent) };
 }

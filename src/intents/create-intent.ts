@@ -9,6 +9,7 @@ import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { formatAmount, MAX_AMOUNT_CHARS, MAX_BASE_UNITS, parseAmount } from '../domain/money';
 import { FRESH_LIFECYCLE } from './fresh-intent';
 import { resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
+import type { IdempotencyRepo } from '../store/idempotency';
 import type { Services } from './services';
 import { checkMetadata, checkReference, checkTtl } from './validate-intent-fields';
 import { newPayToken } from '../domain/pay-url';
@@ -71,9 +72,9 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
   // The request hash only matters for idempotent requests: skip canonical JSON + SHA-256 otherwise.
   const requestHash = key === null ? '' : hashRequest(body);
   if (key !== null) {
-    const replay = lookupReplay(s, caller, key, requestHash);
+    const replay = await lookupReplay(s.idempotency, caller, key, requestHash);
     if (replay) return replay;
-    if (!s.idempotency.claim(caller.accountId, caller.mode, key)) {
+    if (!(await s.idempotency.claim(caller.accountId, caller.mode, key))) {
       throw new AppError('idempotency.in_progress', 'A request with this idempotency key is still being processed.', {
         param: 'Idempotency-Key',
       });
@@ -108,13 +109,13 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
       ...(fulfiller ? [{ address: fulfiller, param: 'fulfiller', family: network.family }] : []),
     ]);
 
-    return await s.runtime.write((tx) => {
+    return await s.runtime.write(async (tx) => {
       if (key !== null) {
         // Another process (or a request that finished meanwhile) may have stored it first.
-        const replay = lookupReplay(s, caller, key, requestHash);
+        const replay = await lookupReplay(tx.repos.idempotency, caller, key, requestHash);
         if (replay) return replay;
       }
-      const intent = tx.insert({
+      const intent = await tx.insert({
         id: newId('pi'),
         accountId: caller.accountId,
         mode: caller.mode,
@@ -141,17 +142,17 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
       const result: CreateIntentResult = { intent: toWire(intent), replayed: false };
       if (key !== null) {
         // The stored status is the one create always answers with (the column predates this verb's shape).
-        s.idempotency.put(caller.accountId, caller.mode, key, { requestHash, responseStatus: 201, responseBody: JSON.stringify({ intent: result.intent }) }, tx.now, s.config.idempotency.ttlSeconds);
+        await tx.repos.idempotency.put(caller.accountId, caller.mode, key, { requestHash, responseStatus: 201, responseBody: JSON.stringify({ intent: result.intent }) }, tx.now, s.config.idempotency.ttlSeconds);
       }
       return result;
     });
   } finally {
-    if (key !== null) s.idempotency.release(caller.accountId, caller.mode, key);
+    if (key !== null) await s.idempotency.release(caller.accountId, caller.mode, key);
   }
 }
 
-function lookupReplay(s: Services, caller: Caller, key: string, requestHash: string): CreateIntentResult | null {
-  const stored = s.idempotency.get(caller.accountId, caller.mode, key, Date.now());
+async function lookupReplay(idempotency: IdempotencyRepo, caller: Caller, key: string, requestHash: string): Promise<CreateIntentResult | null> {
+  const stored = await idempotency.get(caller.accountId, caller.mode, key, Date.now());
   if (!stored) return null;
   if (stored.requestHash !== requestHash) {
     throw new AppError('idempotency.key_reused', 'This idempotency key was already used with a different request body.', {

@@ -17,11 +17,11 @@ export function startDetectors(s: Services, log: (msg: string, fields: Record<st
     const chain = network.chain;
     const since = () => Date.now() - s.config.detection.lookbackSeconds * 1000;
     const source: DetectionSource = {
-      receivers: () => s.detection.receivers(chain, since()),
-      references: () => s.detection.references(chain, since()),
-      unfinalized: () => s.detection.unfinalizedMatches(chain),
-      getCursor: (key) => s.detection.getCursor(chain, key),
-      setCursor: (key, value) => s.detection.setCursor(chain, key, value, Date.now()),
+      receivers: async () => s.detection.receivers(chain, since()),
+      references: async () => s.detection.references(chain, since()),
+      unfinalized: async () => s.detection.unfinalizedMatches(chain),
+      getCursor: async (key) => s.detection.getCursor(chain, key),
+      setCursor: async (key, value) => s.detection.setCursor(chain, key, value, Date.now()),
       report: async (t) => void (await recordFoundTransfer(s, t)),
       log,
     };

@@ -4,6 +4,6 @@ import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { ownedBy } from './load-intent';
 import type { Services } from './services';
 
-export function getIntent(s: Services, caller: Caller, input: { id: string }): { intent: PaymentIntentWire } {
-  return { intent: toWire(ownedBy(caller, s.intents.get(input.id), input.id)) };
+export async function getIntent(s: Services, caller: Caller, input: { id: string }): Promise<{ intent: PaymentIntentWire }> {
+  return { intent: toWire(ownedBy(caller, await s.intents.get(input.id), input.id)) };
 }

@@ -4,8 +4,8 @@ import { AppError } from '../domain/errors';
 import { toPaymentWire, type PaymentWire } from '../domain/payment';
 import type { Services } from './services';
 
-export function getPayment(s: Services, caller: Caller, { id }: { id: string }): { payment: PaymentWire } {
-  const p = s.payments.get(id);
+export async function getPayment(s: Services, caller: Caller, { id }: { id: string }): Promise<{ payment: PaymentWire }> {
+  const p = await s.payments.get(id);
   if (!p || p.accountId !== caller.accountId || p.mode !== caller.mode) {
     throw new AppError('payment.not_found', `No payment ${id}.`, { param: 'id', details: { payment_id: id } });
   }

@@ -21,9 +21,9 @@ export interface ListIntentsResult<I = PaymentIntentWire> {
   hasMore: boolean;
 }
 
-export function listIntents(s: Services, who: Caller, q: ListIntentsInput): ListIntentsResult;
-export function listIntents(s: Services, who: Operator, q: ListIntentsInput): ListIntentsResult<OperatorIntent>;
-export function listIntents(s: Services, who: Caller | Operator, q: ListIntentsInput): ListIntentsResult<PaymentIntentWire | OperatorIntent> {
+export function listIntents(s: Services, who: Caller, q: ListIntentsInput): Promise<ListIntentsResult>;
+export function listIntents(s: Services, who: Operator, q: ListIntentsInput): Promise<ListIntentsResult<OperatorIntent>>;
+export async function listIntents(s: Services, who: Caller | Operator, q: ListIntentsInput): Promise<ListIntentsResult<PaymentIntentWire | OperatorIntent>> {
   if (q.state !== undefined && !(INTENT_STATES as readonly string[]).includes(q.state)) {
     throw invalidParam('state', `state must be one of ${INTENT_STATES.join(', ')}.`);
   }
@@ -31,11 +31,11 @@ export function listIntents(s: Services, who: Caller | Operator, q: ListIntentsI
   const { accountId, mode } = who;
   let beforeSeq: number | undefined;
   if (q.startingAfter !== undefined) {
-    const seq = s.intents.seqOf(q.startingAfter, accountId, mode);
+    const seq = await s.intents.seqOf(q.startingAfter, accountId, mode);
     if (seq === null) throw invalidParam('starting_after', `No intent ${q.startingAfter} to start after.`);
     beforeSeq = seq;
   }
-  const rows = s.intents.list({
+  const rows = await s.intents.list({
     accountId,
     mode,
     limit: q.limit + 1,

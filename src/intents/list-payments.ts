@@ -20,15 +20,15 @@ export interface ListPaymentsResult<P = PaymentWire> {
   hasMore: boolean;
 }
 
-export function listPayments(s: Services, who: Caller, q: ListPaymentsInput): ListPaymentsResult;
-export function listPayments(s: Services, who: Operator, q: ListPaymentsInput): ListPaymentsResult<OperatorPayment>;
-export function listPayments(s: Services, who: Caller | Operator, q: ListPaymentsInput): ListPaymentsResult<PaymentWire | OperatorPayment> {
+export function listPayments(s: Services, who: Caller, q: ListPaymentsInput): Promise<ListPaymentsResult>;
+export function listPayments(s: Services, who: Operator, q: ListPaymentsInput): Promise<ListPaymentsResult<OperatorPayment>>;
+export async function listPayments(s: Services, who: Caller | Operator, q: ListPaymentsInput): Promise<ListPaymentsResult<PaymentWire | OperatorPayment>> {
   if (q.status !== undefined && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) {
     throw invalidParam('status', `status must be one of ${PAYMENT_STATUSES.join(', ')}.`);
   }
   let beforeSeq: number | undefined;
   if (q.startingAfter !== undefined) {
-    const cursor = s.payments.get(q.startingAfter);
+    const cursor = await s.payments.get(q.startingAfter);
     // A caller's account and mode are fixed by its key; the operator's are an optional filter.
     const outside = (who.accountId !== undefined && cursor?.accountId !== who.accountId) || (who.mode !== undefined && cursor?.mode !== who.mode);
     if (!cursor || outside) {
@@ -36,7 +36,7 @@ export function listPayments(s: Services, who: Caller | Operator, q: ListPayment
     }
     beforeSeq = cursor.seq;
   }
-  const rows = s.payments.list({
+  const rows = await s.payments.list({
     accountId: who.accountId,
     mode: who.mode,
     status: q.status as PaymentStatus | undefined,

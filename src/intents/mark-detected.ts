@@ -7,12 +7,12 @@ import { ownedBy } from './load-intent';
 import type { Services } from './services';
 
 export async function markDetected(s: Services, caller: Caller, { id }: { id: string }): Promise<{ intent: PaymentIntentWire }> {
-  ownedBy(caller, s.intents.get(id), id);
-  const intent = await s.runtime.write((tx) => {
-    const cur = ownedBy(caller, tx.get(id), id);
+  ownedBy(caller, await s.intents.get(id), id);
+  const intent = await s.runtime.write(async (tx) => {
+    const cur = ownedBy(caller, await tx.get(id), id);
     const event = { type: 'DETECTED', at: tx.now } as const;
     // judge throws 409 where DETECTED never applies, and is false for a repeat (nothing to do).
-    return judge(cur, event) ? tx.apply(cur, event, 'throw')! : cur;
+    return judge(cur, event) ? (await tx.apply(cur, event, 'throw'))! : cur;
   });
   return { intent: toWire(intent) };
 }

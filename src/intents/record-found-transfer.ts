@@ -41,26 +41,27 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
   const lookbackMs = s.config.detection.lookbackSeconds * 1000;
   const sanctioned = await senderSanctioned(s, found, network.family);
 
-  return s.runtime.write((tx) => {
-    const known = s.payments.findByTx(found.chain, found.txSignature);
+  return s.runtime.write(async (tx) => {
+    const { payments, intents, submissions } = tx.repos;
+    const known = await payments.findByTx(found.chain, found.txSignature);
     if (known) {
       // Seen before (another scan, or an earlier commitment): only a deeper commitment is news.
       if (known.status === 'matched' && known.intentId !== null) {
-        const cur = tx.get(known.intentId);
-        if (cur && cur.txSignature === found.txSignature) advance(tx, cur, found);
+        const cur = await tx.get(known.intentId);
+        if (cur && cur.txSignature === found.txSignature) await advance(tx, cur, found);
       } else if (known.reason === 'ambiguous') {
         // A submit by txSignature settled which intent it pays: the ledger says so too.
-        const paid = s.intents.findByTxSignature(found.chain, found.txSignature);
+        const paid = await intents.findByTxSignature(found.chain, found.txSignature);
         if (paid) {
-          s.payments.settle(known.id, paid.id);
+          await payments.settle(known.id, paid.id);
           return { outcome: 'known' as const, payment: toPaymentWire({ ...known, status: 'matched', reason: null, intentId: paid.id }) };
         }
       }
       return { outcome: 'known' as const, payment: toPaymentWire(known) };
     }
-    const decided = decide(s, tx, found, lookbackMs);
+    const decided = await decide(tx, found, lookbackMs);
     if (decided === null) return { outcome: 'ignored' as const, payment: null };
-    const verdict = sanctioned && !toldBefore(s, found) ? refuse(decided) : decided;
+    const verdict = sanctioned && !(await toldBefore(tx, found)) ? refuse(decided) : decided;
     const base = {
       id: newId('pay'),
       chain: found.chain,
@@ -73,9 +74,9 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
       txSignature: found.txSignature,
       detectedAt: tx.now,
     };
-    const record = (owner: StoredIntent, intentId: string | null, status: PaymentStatus, reason: PaymentReason | null) => {
+    const record = async (owner: StoredIntent, intentId: string | null, status: PaymentStatus, reason: PaymentReason | null) => {
       const p: PaymentRecord = { ...base, accountId: owner.accountId, mode: owner.mode, intentId, status, reason };
-      s.payments.insert(p);
+      await payments.insert(p);
       return toPaymentWire(p);
     };
 
@@ -83,38 +84,38 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
       const i = verdict.intent;
       // Followed like a submitted transaction (known by id only: never rebroadcast). A submit's own
       // row for the same transaction is kept as it is.
-      if (!s.submissions.findByTx(found.chain, found.txSignature)) {
-        s.submissions.record({
+      if (!(await submissions.findByTx(found.chain, found.txSignature))) {
+        await submissions.record({
           intentId: i.id, chain: found.chain, txSignature: found.txSignature, signer: found.from, signedTransaction: null,
           watchData: found.watchData ?? {}, source: 'detected', status: 'sent', createdAt: tx.now,
         });
       }
       let cur = i;
       if (hasTag(cur, 'payable')) {
-        cur = tx.apply(cur, { type: 'SUBMIT', at: tx.now, txSignature: found.txSignature }, 'throw', {
+        cur = (await tx.apply(cur, { type: 'SUBMIT', at: tx.now, txSignature: found.txSignature }, 'throw', {
           fulfiller: cur.fulfiller ?? found.from,
           signedTransaction: null,
           watchData: found.watchData ?? {},
-        })!;
+        }))!;
       } else if (inFlight(cur) && cur.txSignature !== found.txSignature) {
         // A different transfer paid it while our transaction was in flight: follow the one that landed.
-        cur = tx.patch(cur, { signedTransaction: null, watchData: found.watchData ?? {} });
+        cur = await tx.patch(cur, { signedTransaction: null, watchData: found.watchData ?? {} });
       }
-      advance(tx, cur, found);
+      await advance(tx, cur, found);
       // Found on chain at confirmed depth or deeper: it landed.
-      s.submissions.setOutcome(found.chain, found.txSignature, 'landed', tx.now);
-      return { outcome: 'recorded' as const, payment: record(i, i.id, 'matched', null) };
+      await submissions.setOutcome(found.chain, found.txSignature, 'landed', tx.now);
+      return { outcome: 'recorded' as const, payment: await record(i, i.id, 'matched', null) };
     }
     if (verdict.kind === 'late') {
       const i = verdict.intent;
-      const late = tx.patch(i, {
+      const late = await tx.patch(i, {
         latePayment: { txSignature: found.txSignature, amountBaseUnits: found.amountBaseUnits, from: found.from, detectedAt: tx.now },
       });
-      tx.event({ type: 'intent.late_payment', accountId: i.accountId, mode: i.mode, intentId: i.id, data: { intent: toWire(late) } });
-      return { outcome: 'recorded' as const, payment: record(i, i.id, 'late', 'intent_closed') };
+      await tx.event({ type: 'intent.late_payment', accountId: i.accountId, mode: i.mode, intentId: i.id, data: { intent: toWire(late) } });
+      return { outcome: 'recorded' as const, payment: await record(i, i.id, 'late', 'intent_closed') };
     }
-    const payment = record(verdict.account, verdict.intent?.id ?? null, 'unmatched', verdict.reason);
-    tx.event({
+    const payment = await record(verdict.account, verdict.intent?.id ?? null, 'unmatched', verdict.reason);
+    await tx.event({
       type: 'payment.unmatched', accountId: verdict.account.accountId, mode: verdict.account.mode, intentId: payment.intentId, data: { payment },
     });
     return { outcome: 'recorded' as const, payment };
@@ -137,8 +138,9 @@ async function senderSanctioned(s: Services, ft: FoundTransfer, family: 'solana'
 }
 
 /** The transaction was submitted for an intent (its signer screened then) or already drove one. */
-function toldBefore(s: Services, ft: FoundTransfer): boolean {
-  return s.submissions.findByTx(ft.chain, ft.txSignature) !== null || s.intents.findByTxSignature(ft.chain, ft.txSignature) !== null;
+async function toldBefore(tx: Tx, ft: FoundTransfer): Promise<boolean> {
+  const { submissions, intents } = tx.repos;
+  return (await submissions.findByTx(ft.chain, ft.txSignature)) !== null || (await intents.findByTxSignature(ft.chain, ft.txSignature)) !== null;
 }
 
 /** Money from a sanctioned sender pays nothing: it is kept in view, unmatched, naming the intent it would have paid. */
@@ -152,29 +154,30 @@ function refuse(v: Verdict): Verdict {
  * pending -> finalized emits confirmed then finalized). The machine ignores a report that does not
  * apply where the intent is (confirmed again, or anything once finalized).
  */
-function advance(tx: Tx, cur: StoredIntent, ft: FoundTransfer): void {
+async function advance(tx: Tx, cur: StoredIntent, ft: FoundTransfer): Promise<void> {
   const type = ft.commitment === 'finalized' ? 'CHAIN_FINALIZED' : 'CHAIN_CONFIRMED';
   // Where the detector saw it land (EVM seenBlock, Solana slot) travels with the verdict: a watcher
   // that never read the receipt itself needs it to tell a reorg from a node that is behind (contract 14).
   const patch = ft.watchData && cur.txSignature === ft.txSignature ? { watchData: { ...(cur.watchData ?? {}), ...ft.watchData } } : undefined;
-  tx.apply(cur, { type, at: tx.now, txSignature: ft.txSignature }, 'ignore', patch);
+  await tx.apply(cur, { type, at: tx.now, txSignature: ft.txSignature }, 'ignore', patch);
 }
 
 /** The matching rules of contract section 11, strongest evidence first. null: not PayForge's business. */
-function decide(s: Services, tx: Tx, ft: FoundTransfer, lookbackMs: number): Verdict | null {
+async function decide(tx: Tx, ft: FoundTransfer, lookbackMs: number): Promise<Verdict | null> {
+  const { intents, submissions } = tx.repos;
   // 1. The transaction is already recorded for an intent (submit, submit by id): it concerns that one only.
-  const ownerId = s.intents.findByTxSignature(ft.chain, ft.txSignature)?.id ?? s.submissions.findByTx(ft.chain, ft.txSignature)?.intentId ?? null;
-  const owner = ownerId === null ? null : tx.get(ownerId);
+  const ownerId =
+    (await intents.findByTxSignature(ft.chain, ft.txSignature))?.id ?? (await submissions.findByTx(ft.chain, ft.txSignature))?.intentId ?? null;
+  const owner = ownerId === null ? null : await tx.get(ownerId);
   if (owner) return judgeOne(tx, owner, ft);
   // 2. It carries an intent's Solana Pay reference: that intent and no other.
   for (const ref of ft.references) {
-    const i = s.intents.findBySolanaReference(ref);
-    if (i && i.chain === ft.chain && i.requestor === ft.to) return judgeOne(tx, tx.get(i.id) ?? i, ft);
+    const i = await intents.findBySolanaReference(ref);
+    if (i && i.chain === ft.chain && i.requestor === ft.to) return judgeOne(tx, (await tx.get(i.id)) ?? i, ft);
   }
   // 3. By receiver, token, amount and sender.
-  const all = s.intents
-    .listByReceiver(ft.chain, ft.to, ft.tokenAddress, tx.now - lookbackMs)
-    .map((i) => tx.get(i.id) ?? i);
+  const all: StoredIntent[] = [];
+  for (const i of await intents.listByReceiver(ft.chain, ft.to, ft.tokenAddress, tx.now - lookbackMs)) all.push((await tx.get(i.id)) ?? i);
   if (all.length === 0) return null;
   const eligible = all.filter(
     (i) => i.createdAt <= ft.landedAt + BLOCK_TIME_SLACK_MS && (i.fulfiller === null || i.fulfiller === ft.from),
@@ -196,7 +199,7 @@ function decide(s: Services, tx: Tx, ft: FoundTransfer, lookbackMs: number): Ver
 }
 
 /** A transfer that can only concern this one intent. */
-function judgeOne(tx: Tx, i: StoredIntent, ft: FoundTransfer): Verdict {
+async function judgeOne(tx: Tx, i: StoredIntent, ft: FoundTransfer): Promise<Verdict> {
   if (i.amountBaseUnits !== ft.amountBaseUnits || i.tokenAddress !== ft.tokenAddress || i.requestor !== ft.to) {
     return { kind: 'unmatched', reason: 'amount_mismatch', intent: i, account: i };
   }
@@ -205,7 +208,7 @@ function judgeOne(tx: Tx, i: StoredIntent, ft: FoundTransfer): Verdict {
   if (i.txSignature === ft.txSignature && (open(i) || paid(i))) return { kind: 'drive', intent: i };
   if (open(i) && pastExpiry(i, ft)) {
     // The deadline passed before the money landed: close it as the timer would have, then it is late.
-    const expired = tx.apply(i, { type: 'EXPIRE', at: tx.now }, 'ignore') ?? i;
+    const expired = (await tx.apply(i, { type: 'EXPIRE', at: tx.now }, 'ignore')) ?? i;
     if (closed(expired)) return lateOrDuplicate(expired, ft);
   }
   if (open(i)) return { kind: 'drive', intent: i };

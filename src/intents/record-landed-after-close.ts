@@ -11,7 +11,7 @@ import type { Services } from './services';
 export async function recordLandedAfterClose(s: Services, row: StoredIntent, commitment: 'confirmed' | 'finalized'): Promise<void> {
   const txSignature = row.txSignature;
   if (txSignature === null) return;
-  const recorded = s.submissions.findByTx(row.chain, txSignature);
+  const recorded = await s.submissions.findByTx(row.chain, txSignature);
   const watchData = recorded?.watchData ?? row.watchData ?? {};
   const ft: FoundTransfer = {
     chain: row.chain,

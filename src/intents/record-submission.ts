@@ -1,6 +1,7 @@
 // The write-ahead rules every way of submitting shares (signed bytes, transaction id) and that
 // reconciliation replays: what a transaction told to PayForge does to its intent, decided inside
-// ONE synchronous write, so two submits for one intent are serialized by the database itself.
+// ONE write (tx.get locks the row on PostgreSQL), so two submits for one intent are serialized by
+// the database itself.
 import type { Tx } from '../actors/runtime';
 import type { Caller } from '../domain/caller';
 import { AppError } from '../domain/errors';
@@ -51,38 +52,39 @@ export function alreadySubmitted(param: string, txSignature: string): AppError {
  * Inside a write: the intent must be payable at this instant and no other transaction for it
  * may be on its way; then the candidate is recorded `sending`. Throws the 409/422 refusals.
  */
-export function claimSubmission(
+export async function claimSubmission(
   tx: Tx,
   s: Services,
   caller: Caller,
   id: string,
   c: Candidate,
   opts: { param: string; ownsBroadcastKey: boolean },
-): Claim {
+): Promise<Claim> {
   const { param } = opts;
-  const cur = ownedBy(caller, tx.get(id), id);
-  const known = s.submissions.findByTx(c.chain, c.txSignature);
+  const { submissions, intents } = tx.repos;
+  const cur = ownedBy(caller, await tx.get(id), id);
+  const known = await submissions.findByTx(c.chain, c.txSignature);
   if (known && known.intentId !== id) throw alreadySubmitted(param, c.txSignature);
   if (!known) {
     // Rows from before the submissions table existed carry the transaction on the intent only.
-    const other = s.intents.findByTxSignature(c.chain, c.txSignature);
+    const other = await intents.findByTxSignature(c.chain, c.txSignature);
     if (other && other.id !== id) throw alreadySubmitted(param, c.txSignature);
     if (cur.txSignature === c.txSignature) return { kind: 'done', intent: cur };
   } else if (known.status === 'sent') {
     return { kind: 'done', intent: cur };
   } else if (known.status === 'sending') {
     // The caller holding the key checked that nobody else was broadcasting these bytes.
-    if (!opts.ownsBroadcastKey && s.submissions.isBroadcasting(c.chain, c.txSignature)) throw inProgress(id);
+    if (!opts.ownsBroadcastKey && (await s.submissions.isBroadcasting(c.chain, c.txSignature))) throw inProgress(id);
     // Its broadcaster is gone (crash, failed commit): it counts as sent; the watcher rebroadcasts.
-    return { kind: 'done', intent: applySent(tx, s, known) ?? cur };
+    return { kind: 'done', intent: (await applySent(tx, known)) ?? cur };
   }
-  checkPayable(cur, tx.now, tx.get);
-  for (const open of s.submissions.openForIntent(id)) {
+  await checkPayable(cur, tx.now, tx.get);
+  for (const open of await submissions.openForIntent(id)) {
     if (open.txSignature !== c.txSignature && open.status === 'sending') throw inProgress(id);
   }
   const row = { intentId: id, ...c, status: 'sending' as const, createdAt: tx.now };
-  if (known) s.submissions.retry(row); // refused before (e.g. no funds then): a new attempt
-  else s.submissions.record(row);
+  if (known) await submissions.retry(row); // refused before (e.g. no funds then): a new attempt
+  else await submissions.record(row);
   return { kind: 'claimed', intent: cur };
 }
 
@@ -91,17 +93,17 @@ export function claimSubmission(
  * pending with it when still payable, whatever its TTL (a deadline never expires an intent with
  * a `sending` row; once pending, the TTL sets pendingAtExpiry), and the row becomes `sent`.
  */
-export function applySent(tx: Tx, s: Services, row: Submission): StoredIntent | null {
-  const cur = tx.get(row.intentId);
-  s.submissions.markSent(row.chain, row.txSignature, tx.now);
+export async function applySent(tx: Tx, row: Submission): Promise<StoredIntent | null> {
+  const cur = await tx.get(row.intentId);
+  await tx.repos.submissions.markSent(row.chain, row.txSignature, tx.now);
   if (!cur) return null;
   if (!hasTag(cur, 'payable')) return cur;
   return (
-    tx.apply(cur, { type: 'SUBMIT', at: tx.now, txSignature: row.txSignature }, 'ignore', {
+    (await tx.apply(cur, { type: 'SUBMIT', at: tx.now, txSignature: row.txSignature }, 'ignore', {
       fulfiller: cur.fulfiller ?? row.signer,
       signedTransaction: row.signedTransaction,
       watchData: row.watchData,
-    }) ?? cur
+    })) ?? cur
   );
 }
 
@@ -111,13 +113,15 @@ export function applySent(tx: Tx, s: Services, row: Submission): StoredIntent | 
  * Run at boot before deadlines fire, and periodically. Returns how many rows it applied.
  */
 export async function reconcileSubmissions(s: Pick<Services, 'runtime' | 'submissions'>): Promise<number> {
-  const rows = s.submissions.sending().filter((r) => !s.submissions.isBroadcasting(r.chain, r.txSignature));
+  const rows: Submission[] = [];
+  for (const r of await s.submissions.sending()) if (!(await s.submissions.isBroadcasting(r.chain, r.txSignature))) rows.push(r);
   const applied = await Promise.all(
     rows.map((r) =>
-      s.runtime.write((tx) => {
-        const now = s.submissions.findByTx(r.chain, r.txSignature);
-        if (now?.status !== 'sending' || s.submissions.isBroadcasting(r.chain, r.txSignature)) return 0;
-        applySent(tx, s as Services, now);
+      s.runtime.write(async (tx) => {
+        const now = await tx.repos.submissions.findByTx(r.chain, r.txSignature);
+        // isBroadcasting is this process's claim (a claim table on PostgreSQL: lane cluster), read with the rest.
+        if (now?.status !== 'sending' || (await tx.repos.submissions.isBroadcasting(r.chain, r.txSignature))) return 0;
+        await applySent(tx, now);
         return 1;
       }),
     ),

@@ -6,6 +6,7 @@ import { newSolanaReference } from '../domain/base58';
 import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { hasTag, invalidState } from '../../machines/judge';
+import type { Awaitable } from '../store/awaitable';
 import type { StoredIntent } from '../store/intents';
 import { FRESH_LIFECYCLE } from './fresh-intent';
 import { ownedBy } from './load-intent';
@@ -28,7 +29,7 @@ const lateRefund = (i: StoredIntent) => (hasTag(i, 'paid') ? null : i.latePaymen
 const blocks = (r: StoredIntent | null): boolean => r !== null && (!hasTag(r, 'closed') || r.latePayment !== null);
 
 /** Contract section 4's refund rules; `get` reads inside the caller's transaction when there is one. */
-function checkRefundable(i: StoredIntent, get: (id: string) => StoredIntent | null): void {
+async function checkRefundable(i: StoredIntent, get: (id: string) => Awaitable<StoredIntent | null>): Promise<void> {
   if (i.refundOf !== null) {
     throw invalidState(i, `Intent ${i.id} is itself a refund (of ${i.refundOf}): a refund cannot be refunded.`, {
       reason: 'refund_of_refund',
@@ -40,7 +41,8 @@ function checkRefundable(i: StoredIntent, get: (id: string) => StoredIntent | nu
   }
   // Every refund made so far (older rows may name one in refundedBy only).
   const made = i.refunds.length > 0 ? i.refunds : i.refundedBy === null ? [] : [i.refundedBy];
-  const blocking = made.find((id) => blocks(get(id)));
+  let blocking: string | undefined;
+  for (const id of made) if (blocking === undefined && blocks(await get(id))) blocking = id;
   if (blocking !== undefined) {
     throw new AppError('intent.already_refunded', `Intent ${i.id} was already refunded by ${blocking}.`, {
       details: { intent_id: i.id, refunded_by: blocking },
@@ -59,16 +61,16 @@ function checkRefundable(i: StoredIntent, get: (id: string) => StoredIntent | nu
 
 export async function refundIntent(s: Services, caller: Caller, { id }: { id: string }): Promise<{ intent: PaymentIntentWire }> {
   requirePro(caller, 'refunds');
-  const original = ownedBy(caller, s.intents.get(id), id);
-  checkRefundable(original, (r) => s.intents.get(r));
+  const original = ownedBy(caller, await s.intents.get(id), id);
+  await checkRefundable(original, (r) => s.intents.get(r));
   const family = original.chain.startsWith('solana:') ? 'solana' : 'evm';
   await s.screener.screen([{ address: lateRefund(original)?.from ?? original.fulfiller!, param: 'requestor', family }]);
-  const refund = await s.runtime.write((tx) => {
-    const cur = ownedBy(caller, tx.get(id), id);
-    checkRefundable(cur, tx.get);
+  const refund = await s.runtime.write(async (tx) => {
+    const cur = ownedBy(caller, await tx.get(id), id);
+    await checkRefundable(cur, tx.get);
     const ttlSeconds = s.config.intents.defaultTtlSeconds;
     const late = lateRefund(cur);
-    const created = tx.insert({
+    const created = await tx.insert({
       id: newId('pi'),
       accountId: cur.accountId,
       mode: cur.mode,
@@ -93,7 +95,7 @@ export async function refundIntent(s: Services, caller: Caller, { id }: { id: st
       ...FRESH_LIFECYCLE,
     });
     const earlier = cur.refunds.length > 0 ? cur.refunds : cur.refundedBy === null ? [] : [cur.refundedBy];
-    tx.patch(cur, { refundedBy: created.id, refunds: [...earlier, created.id] });
+    await tx.patch(cur, { refundedBy: created.id, refunds: [...earlier, created.id] });
     return created;
   });
   return { intent: toWire(refund) };

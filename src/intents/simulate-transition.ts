@@ -21,7 +21,7 @@ export async function simulateTransition(s: Services, caller: Caller, input: Sim
   const { id, targetState: target } = input;
   const reason: FailureReason = target === 'failed' ? (input.failureReason ?? 'revert') : 'revert';
   const eventAt = (at: number) => simulateEvent(target, at, reason);
-  const existing = ownedBy(caller, s.intents.get(id), id);
+  const existing = ownedBy(caller, await s.intents.get(id), id);
   // An event the machine takes in no state of this chain family (a drop on EVM) is a 422 about
   // the chain, not a 409 about the intent's state.
   if (!familyTakes(existing.chain, eventAt(0))) {
@@ -30,6 +30,6 @@ export async function simulateTransition(s: Services, caller: Caller, input: Sim
       details: { chain: existing.chain },
     });
   }
-  const intent = await s.runtime.write((tx) => tx.apply(ownedBy(caller, tx.get(id), id), eventAt(tx.now), 'throw')!);
+  const intent = await s.runtime.write(async (tx) => (await tx.apply(ownedBy(caller, await tx.get(id), id), eventAt(tx.now), 'throw'))!);
   return { intent: toWire(intent) };
 }

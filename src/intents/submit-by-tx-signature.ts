@@ -19,8 +19,8 @@ export async function submitByTxSignature(
   if (given.length === 0 || given.length > 128) {
     throw invalidParam('txSignature', 'txSignature must be a Solana signature (base58) or an EVM transaction hash (0x + 64 hex).');
   }
-  const cur = ownedBy(caller, s.intents.get(id), id);
-  if (cur.txSignature === null) checkPayable(cur, Date.now(), (o) => s.intents.get(o));
+  const cur = ownedBy(caller, await s.intents.get(id), id);
+  if (cur.txSignature === null) await checkPayable(cur, Date.now(), (o) => s.intents.get(o));
   const network = s.chains.network(cur.chain)!;
   const adapter = s.chains.adapter(network.family);
   const { fulfiller } = resolveFulfiller(s, cur, givenFulfiller);
@@ -34,8 +34,8 @@ export async function submitByTxSignature(
   }
   await s.screener.screen([{ address: found.signer, param: 'fulfiller', family: network.family }]);
 
-  const intent = await s.runtime.write((tx) => {
-    const claim = claimSubmission(tx, s, caller, id, {
+  const intent = await s.runtime.write(async (tx) => {
+    const claim = await claimSubmission(tx, s, caller, id, {
       chain: cur.chain,
       txSignature: found.txSignature,
       signer: adapter.normalizeAddress(found.signer),
@@ -46,13 +46,13 @@ export async function submitByTxSignature(
     // Nothing to broadcast: the chain already has it, so it is sent in the same write. Already
     // recorded (detection may have found it first and confirmed it): still moved as far as the
     // chain says now, so the answer is never behind what this request read.
-    const sent = claim.kind === 'done' ? claim.intent : applySent(tx, s, s.submissions.findByTx(cur.chain, found.txSignature)!)!;
+    const sent = claim.kind === 'done' ? claim.intent : (await applySent(tx, (await tx.repos.submissions.findByTx(cur.chain, found.txSignature))!))!;
     if (found.commitment === 'pending' || sent.txSignature !== found.txSignature) return sent;
     // pending -> finalized emits intent.confirmed then intent.finalized, in order; the machine
     // ignores a report that does not apply to where the intent now is (finalized already).
     const type = found.commitment === 'finalized' ? 'CHAIN_FINALIZED' : 'CHAIN_CONFIRMED';
-    const next = tx.apply(sent, { type, at: tx.now, txSignature: found.txSignature }, 'ignore') ?? sent;
-    if (claim.kind === 'claimed' && hasTag(next, 'paid')) s.submissions.setOutcome(cur.chain, found.txSignature, 'landed', tx.now);
+    const next = (await tx.apply(sent, { type, at: tx.now, txSignature: found.txSignature }, 'ignore')) ?? sent;
+    if (claim.kind === 'claimed' && hasTag(next, 'paid')) await tx.repos.submissions.setOutcome(cur.chain, found.txSignature, 'landed', tx.now);
     return next;
   });
   return { intent: toWire(intent), txSignature: found.txSignature };

@@ -40,10 +40,10 @@ export async function submitTransaction(s: Services, caller: Caller, input: Subm
   if (raw === undefined || raw.length === 0 || raw.length % 4 !== 0 || !BASE64_RE.test(raw)) {
     throw invalidParam('signedTransaction', 'signedTransaction must be the base64-encoded signed transaction.');
   }
-  const cur = ownedBy(caller, s.intents.get(id), id);
+  const cur = ownedBy(caller, await s.intents.get(id), id);
   // With no transaction recorded there is no idempotent replay to honour: an expired, cancelled
   // or fulfilled intent answers its 409 before any decoding or RPC work.
-  if (cur.txSignature === null) checkPayable(cur, Date.now(), (o) => s.intents.get(o));
+  if (cur.txSignature === null) await checkPayable(cur, Date.now(), (o) => s.intents.get(o));
   const network = s.chains.network(cur.chain)!;
   const adapter = s.chains.adapter(network.family);
   const pool = s.chains.pool(cur.chain);
@@ -53,7 +53,7 @@ export async function submitTransaction(s: Services, caller: Caller, input: Subm
   await s.screener.screen([{ address: verified.signer, param: 'fulfiller', family: network.family }]);
 
   // Claimed before the write-ahead record commits, so reconciliation never takes a live broadcast for a dead one.
-  if (!s.submissions.claimBroadcast(cur.chain, verified.txSignature)) {
+  if (!(await s.submissions.claimBroadcast(cur.chain, verified.txSignature))) {
     throw new AppError('idempotency.in_progress', 'This transaction is being submitted; retry shortly.', { details: { intent_id: id } });
   }
   try {
@@ -76,17 +76,17 @@ export async function submitTransaction(s: Services, caller: Caller, input: Subm
         // Timeout or 5xx after the bytes left: it counts as sent; the watcher rebroadcasts and decides.
         s.log('warn', 'broadcast outcome unknown; recorded as sent', { intent_id: id, tx_signature: verified.txSignature, error: String(e) });
       } else {
-        await s.runtime.write((tx) => s.submissions.markRejected(cur.chain, verified.txSignature, tx.now));
+        await s.runtime.write(async (tx) => tx.repos.submissions.markRejected(cur.chain, verified.txSignature, tx.now));
         throw e;
       }
     }
-    const intent = await s.runtime.write((tx) => {
+    const intent = await s.runtime.write(async (tx) => {
       s.faults?.afterBroadcast?.(id);
-      const row = s.submissions.findByTx(cur.chain, verified.txSignature)!;
-      return applySent(tx, s, row)!;
+      const row = (await tx.repos.submissions.findByTx(cur.chain, verified.txSignature))!;
+      return (await applySent(tx, row))!;
     });
     return { intent: toWire(ownedBy(caller, intent, id)), txSignature: verified.txSignature };
   } finally {
-    s.submissions.releaseBroadcast(cur.chain, verified.txSignature);
+    await s.submissions.releaseBroadcast(cur.chain, verified.txSignature);
   }
 }

@@ -25,9 +25,9 @@ export async function updateIntent(s: Services, caller: Caller, input: UpdateInt
   const fields: { reference?: string | null; metadata?: Record<string, string> } = {};
   if (Object.hasOwn(body, 'reference')) fields.reference = checkReference(body.reference);
   if (Object.hasOwn(body, 'metadata')) fields.metadata = checkMetadata(body.metadata);
-  ownedBy(caller, s.intents.get(id), id);
-  const updated = await s.runtime.write((tx) => {
-    const cur = ownedBy(caller, tx.get(id), id);
+  ownedBy(caller, await s.intents.get(id), id);
+  const updated = await s.runtime.write(async (tx) => {
+    const cur = ownedBy(caller, await tx.get(id), id);
     if (cur.updatedAt !== expected) {
       throw new AppError('intent.stale_update', 'The intent changed since you read it; fetch it again and retry.', {
         param: 'updatedAt',

@@ -20,8 +20,8 @@ export const PAY_TOKEN_RE = /^pt_[0-9A-Za-z]{32}$/;
 
 export interface PayDeps {
   services: Services;
-  findByPayToken(token: string): (StoredIntent & { payToken: string }) | null;
-  merchantName(accountId: string): string;
+  findByPayToken(token: string): Promise<(StoredIntent & { payToken: string }) | null>;
+  merchantName(accountId: string): Promise<string>;
   /** The URL payers reach this server at (config publicUrl, else the listening address). */
   publicUrl(): string;
   /** Token bucket (src/web/rate-limit.ts): 0 = allowed, else seconds to wait. */
@@ -44,44 +44,45 @@ const notFound = () => new AppError('intent.not_found', 'No payment for this lin
 
 export function payPlugin(d: PayDeps) {
   /** The intent behind a token, after the rate limit; null for an unknown or malformed token. */
-  const load = (token: string) => {
-    const known = PAY_TOKEN_RE.test(token) ? d.findByPayToken(token) : null;
+  const load = async (token: string) => {
+    const known = PAY_TOKEN_RE.test(token) ? await d.findByPayToken(token) : null;
     const wait = d.limiter.take(known ? `pay:${token}` : 'pay:unknown');
     if (wait > 0) throw new AppError('rate_limit.exceeded', 'Too many requests for this payment link; slow down.', { details: { retry_after: wait } });
     return known;
   };
-  const must = (token: string) => {
-    const i = load(token);
+  const must = async (token: string) => {
+    const i = await load(token);
     if (!i) throw notFound();
     return i;
   };
   // The verbs check ownership: act as the intent's own account and mode.
   const ownerOf = (i: StoredIntent & { payToken: string }): Caller => ({ accountId: i.accountId, mode: i.mode, plan: 'free', keyId: `pay:${i.payToken}` });
-  const view = (i: StoredIntent & { payToken: string }) => payView(i as PayIntent, d.services.chains.network(i.chain)!, d.merchantName(i.accountId), d.publicUrl());
+  const view = async (i: StoredIntent & { payToken: string }) =>
+    payView(i as PayIntent, d.services.chains.network(i.chain)!, await d.merchantName(i.accountId), d.publicUrl());
 
   const kit: PayRouteKit = { services: d.services, must, ownerOf, merchantName: d.merchantName, publicUrl: d.publicUrl };
   return new Elysia({ name: 'pay' })
     .use(solanaPayRoutes(kit))
     .get('/pay/:token', async ({ params }) => {
       const nonce = randomBytes(16).toString('base64');
-      const i = load(params.token);
+      const i = await load(params.token);
       if (!i) return new Response(notFoundPage(nonce), { status: 404, headers: csp(nonce) });
-      const v = view(i);
+      const v = await view(i);
       return new Response(payPage(v, nonce, await qrSvg(v.qrUri)), { headers: csp(nonce) });
     }, { detail: { hide: true } })
-    .get('/pay/:token/status', ({ params, set }) => {
+    .get('/pay/:token/status', async ({ params, set }) => {
       set.headers['cache-control'] = 'no-store';
-      return payStatus(must(params.token) as PayIntent);
+      return payStatus((await must(params.token)) as PayIntent);
     }, { detail: { hide: true } })
     .post('/pay/:token/build', async ({ params, body }) => {
-      const i = must(params.token);
+      const i = await must(params.token);
       const r = await buildTransaction(d.services, ownerOf(i), { id: i.id, fulfiller: body.fulfiller });
       return { transaction: r.transaction };
     }, { body: t.Object({ fulfiller: t.String({ maxLength: 64 }) }, { additionalProperties: false }), detail: { hide: true } })
     .post('/pay/:token/submit', async ({ params, body }) => {
-      const i = must(params.token);
+      const i = await must(params.token);
       await submitTransaction(d.services, ownerOf(i), { id: i.id, ...body });
-      return { status: payStatus(must(params.token) as PayIntent) };
+      return { status: payStatus((await must(params.token)) as PayIntent) };
     }, {
       body: t.Object(
         { txSignature: t.Optional(t.String({ maxLength: 128 })), signedTransaction: t.Optional(t.String({ maxLength: 8192 })) },

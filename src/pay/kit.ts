@@ -6,9 +6,9 @@ import type { StoredIntent } from '../store/intents';
 export interface PayRouteKit {
   services: Services;
   /** The intent behind a token (rate-limited), or 404 intent.not_found. */
-  must(token: string): StoredIntent & { payToken: string };
+  must(token: string): Promise<StoredIntent & { payToken: string }>;
   ownerOf(i: StoredIntent & { payToken: string }): Caller;
-  merchantName(accountId: string): string;
+  merchantName(accountId: string): Promise<string>;
   publicUrl(): string;
 }
 

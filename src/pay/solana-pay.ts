@@ -33,18 +33,18 @@ export function solanaPayRoutes(k: PayRouteKit) {
       detail: { hide: true },
     })
     .options('/pay/:token/solana-pay', () => new Response(null, { status: 204, headers: CORS }), { detail: { hide: true } })
-    .get('/pay/:token/solana-pay', ({ params }) => {
-      const i = k.must(params.token);
+    .get('/pay/:token/solana-pay', async ({ params }) => {
+      const i = await k.must(params.token);
       if (!i.chain.startsWith('solana:')) throw new AppError('intent.not_found', 'No Solana payment for this link.');
-      return { label: k.merchantName(i.accountId), icon: `${k.publicUrl()}/pay/icon.svg` };
+      return { label: await k.merchantName(i.accountId), icon: `${k.publicUrl()}/pay/icon.svg` };
     }, { transform: ({ set }) => void Object.assign(set.headers, CORS), detail: { hide: true } })
     .post('/pay/:token/solana-pay', async ({ params, body }) => {
-      const i = k.must(params.token);
+      const i = await k.must(params.token);
       if (!i.chain.startsWith('solana:')) throw new AppError('intent.not_found', 'No Solana payment for this link.');
       const r = await buildTransaction(k.services, k.ownerOf(i), { id: i.id, fulfiller: body.account });
       return {
         transaction: unsignedWireTransaction(r.transaction.blob),
-        message: `Pay ${r.intent.amount} ${r.intent.token} to ${k.merchantName(i.accountId)}`,
+        message: `Pay ${r.intent.amount} ${r.intent.token} to ${await k.merchantName(i.accountId)}`,
       };
     }, { transform: ({ set }) => void Object.assign(set.headers, CORS), body: t.Object({ account: t.String({ maxLength: 64 }) }), detail: { hide: true } });
 }

@@ -2,6 +2,7 @@
 import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import type { Db } from './db';
+import type { Awaitable, Sync } from './awaitable';
 
 export type Plan = 'free' | 'pro';
 export const PLANS: readonly Plan[] = ['free', 'pro'];
@@ -45,10 +46,17 @@ export function setAccountPlan(db: Db, id: string, plan: Plan): Account {
 
 /** The accounts aggregate as the web surfaces and webhook verbs read it (no raw Db beyond the store). */
 export interface AccountRepo {
-  get(id: string): Account | null;
-  list(): Account[];
+  get(id: string): Awaitable<Account | null>;
+  list(): Awaitable<Account[]>;
+  create(input: { name: string; plan?: Plan }): Awaitable<Account>;
+  setPlan(id: string, plan: Plan): Awaitable<Account>;
 }
 
-export function createAccountRepo(db: Db): AccountRepo {
-  return { get: (id) => getAccount(db, id), list: () => listAccounts(db) };
+export function createAccountRepo(db: Db): Sync<AccountRepo> {
+  return {
+    get: (id) => getAccount(db, id),
+    list: () => listAccounts(db),
+    create: (input) => createAccount(db, input),
+    setPlan: (id, plan) => setAccountPlan(db, id, plan),
+  };
 }

@@ -8,6 +8,7 @@ import type { Mode } from '../domain/intent';
 import type { Plan } from './accounts';
 import { getAccount } from './accounts';
 import type { Db } from './db';
+import type { Awaitable, Sync } from './awaitable';
 
 export const API_KEY_RE = /^pk_(test|live)_[0-9A-Za-z]{32}$/;
 
@@ -102,16 +103,16 @@ export function apiKeyAccountId(db: Db, keyId: string): string | null {
 
 /** The API keys aggregate: authentication (compose), the dashboard's key pages. */
 export interface ApiKeyRepo {
-  findActiveByHash(sha256hex: string): ActiveKey | null;
-  touch(uses: ReadonlyMap<string, number>): void;
-  list(accountId: string): ApiKeyInfo[];
-  create(input: { accountId: string; mode: Mode }): { key: string; id: string; last4: string };
-  revoke(keyOrId: string): ApiKeyInfo;
+  findActiveByHash(sha256hex: string): Awaitable<ActiveKey | null>;
+  touch(uses: ReadonlyMap<string, number>): Awaitable<void>;
+  list(accountId: string): Awaitable<ApiKeyInfo[]>;
+  create(input: { accountId: string; mode: Mode }): Awaitable<{ key: string; id: string; last4: string }>;
+  revoke(keyOrId: string): Awaitable<ApiKeyInfo>;
   /** The account a key id belongs to (revoked or not), or null. */
-  accountOf(keyId: string): string | null;
+  accountOf(keyId: string): Awaitable<string | null>;
 }
 
-export function createApiKeyRepo(db: Db): ApiKeyRepo {
+export function createApiKeyRepo(db: Db): Sync<ApiKeyRepo> {
   return {
     findActiveByHash: (h) => findActiveKeyByHash(db, h),
     touch: (uses) => touchApiKeys(db, uses),

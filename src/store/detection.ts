@@ -3,6 +3,7 @@
 import type { Database } from 'bun:sqlite';
 import type { IntentState } from '../domain/intent';
 import { stateList } from './states';
+import type { Awaitable, Sync } from './awaitable';
 
 /** One receiving account to watch: a requestor and token on a network, and the intents' references. */
 export interface WatchedReceiver {
@@ -33,11 +34,11 @@ export interface UnfinalizedMatch {
 }
 
 export interface DetectionRepo {
-  receivers(chain: string, closedSince: number): WatchedReceiver[];
-  references(chain: string, closedSince: number): WatchedReference[];
-  getCursor(chain: string, key: string): string | null;
-  setCursor(chain: string, key: string, value: string, now: number): void;
-  unfinalizedMatches(chain: string): UnfinalizedMatch[];
+  receivers(chain: string, closedSince: number): Awaitable<WatchedReceiver[]>;
+  references(chain: string, closedSince: number): Awaitable<WatchedReference[]>;
+  getCursor(chain: string, key: string): Awaitable<string | null>;
+  setCursor(chain: string, key: string, value: string, now: number): Awaitable<void>;
+  unfinalizedMatches(chain: string): Awaitable<UnfinalizedMatch[]>;
 }
 
 // Live states plus anything touched within the look-back (closed, or paid and watched for duplicates),
@@ -63,7 +64,7 @@ const key = (g: Group) => `${g.requestor}\u0000${g.tokenAddress}`;
 const byReceiver = (a: Group, b: Group) =>
   a.requestor < b.requestor ? -1 : a.requestor > b.requestor ? 1 : a.tokenAddress < b.tokenAddress ? -1 : a.tokenAddress > b.tokenAddress ? 1 : 0;
 
-export function createDetectionRepo(sqlite: Database, states: DetectionStates): DetectionRepo {
+export function createDetectionRepo(sqlite: Database, states: DetectionStates): Sync<DetectionRepo> {
   const live = stateList(states.live);
   // Live half, a skip scan of intents_live (ordered by receiver then created_at): the first entry
   // of each receiver is its earliest live intent. Two index seeks per receiver, so the cost follows

@@ -2,6 +2,7 @@
 // delivered, readable by its account and mode, and by the operator along an intent's timeline.
 import type { Mode } from '../domain/intent';
 import type { Db } from './db';
+import type { Awaitable, Sync } from './awaitable';
 
 /** The stored envelope (JSON text) of one event of this account and mode, or null. */
 export function getEventPayload(db: Db, eventId: string, accountId: string, mode: Mode): string | null {
@@ -54,13 +55,13 @@ export function intentEventTimeline(db: Db, intentId: string): EventTimelineRow[
 
 /** The events aggregate as the read side sees it: envelopes (as delivered) and an intent's timeline. */
 export interface EventRepo {
-  payload(eventId: string, accountId: string, mode: Mode): string | null;
-  seqOf(eventId: string, accountId: string, mode: Mode): number | null;
-  listPayloads(accountId: string, mode: Mode, beforeSeq: number, limit: number): string[];
-  timeline(intentId: string): EventTimelineRow[];
+  payload(eventId: string, accountId: string, mode: Mode): Awaitable<string | null>;
+  seqOf(eventId: string, accountId: string, mode: Mode): Awaitable<number | null>;
+  listPayloads(accountId: string, mode: Mode, beforeSeq: number, limit: number): Awaitable<string[]>;
+  timeline(intentId: string): Awaitable<EventTimelineRow[]>;
 }
 
-export function createEventRepo(db: Db): EventRepo {
+export function createEventRepo(db: Db): Sync<EventRepo> {
   return {
     payload: (eventId, accountId, mode) => getEventPayload(db, eventId, accountId, mode),
     seqOf: (eventId, accountId, mode) => eventSeq(db, eventId, accountId, mode),

@@ -1,7 +1,12 @@
-// Group commit: the synchronous write functions of concurrent requests run in ONE SQLite
-// transaction, each inside its own savepoint so one failure rolls back only itself.
-// Callers await the promise, which settles only once the COMMIT is durable: nothing is
-// acknowledged early. Never await inside a write function: bun:sqlite transactions are synchronous.
+// Group commit: the write functions of concurrent requests run in ONE SQLite transaction, each
+// inside its own savepoint so one failure rolls back only itself. Callers await the promise,
+// which settles only once the COMMIT is durable: nothing is acknowledged early.
+//
+// A write function may be async (the engine-neutral write path awaits its repositories), but on
+// SQLite those are synchronous, so its promise settles within the same turn of the event loop:
+// the batch never spans a turn, and no timer, request or I/O callback runs while it is open. One
+// that awaits anything else (network I/O) would hold the transaction open for everyone: it is
+// failed as soon as the event loop turns (rolled back to its savepoint, rejected, logged).
 //
 // With a WalSync (the server's database file), a batch COMMITs with synchronous=NORMAL (frames
 // written to the WAL, no fsync: the event loop is not held) and its promises settle after an
@@ -10,8 +15,13 @@
 import type { Database } from 'bun:sqlite';
 import type { WalSync } from './wal-sync';
 
+/** A log line (src/log.ts's Log fits it; the store layer imports nothing above domain). */
+export type StoreLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+
 interface Pending {
   fn: () => unknown;
+  /** Called once this write's savepoint is released or rolled back: its transaction is over for it. */
+  onEnd?: () => void;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   /** Called when the whole batch failed to commit after fn succeeded (undo in-memory effects). */
@@ -21,12 +31,18 @@ interface Pending {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export interface GroupCommitter {
-  /** Queue a synchronous write; resolves with its return value once durably committed. */
-  write<T>(fn: () => T, onAbort?: () => void): Promise<T>;
+  /**
+   * Queue a write; resolves with its return value once durably committed. `fn` may return a
+   * promise that only awaits synchronous repositories (see the top of this file); `onEnd` runs
+   * when its savepoint is over (whatever it still does after that must not touch the database).
+   */
+  write<T>(fn: () => T | Promise<T>, onAbort?: () => void, onEnd?: () => void): Promise<T>;
   /** Run a write now, outside the batch (CLI, boot): its own transaction, synced by COMMIT itself. */
   writeNow<T>(fn: () => T): T;
   /** Commit everything queued now (shutdown); its promises still settle after the sync. */
-  flush(): void;
+  flush(): Promise<void>;
+  /** True while a batch's transaction is open (nothing else may BEGIN on this connection then). */
+  busy(): boolean;
   /**
    * null when every commit so far is on disk; else a promise that settles once the commits made
    * so far are. Anything that shows what it read to the outside (an HTTP response, a webhook)
@@ -43,9 +59,22 @@ export interface GroupCommitter {
   syncs(): number;
 }
 
-export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: WalSync | null = null): GroupCommitter {
+/** Settles a write that did not finish within its turn of the event loop. */
+const LATE = Symbol('late');
+
+export class WriteAwaitedIoError extends Error {
+  constructor() {
+    super('a write function was still running when the event loop turned (it awaited something other than its repositories); it was rolled back');
+    this.name = 'WriteAwaitedIoError';
+  }
+}
+
+export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: WalSync | null = null, log: StoreLog = () => {}): GroupCommitter {
   let queue: Pending[] = [];
   let scheduled = false;
+  // The batch under way (async), so a flush or a scheduled run never starts a second one beside it.
+  let running: Promise<void> | null = null;
+  let open = false;
   let paused = false;
   let batches = 0;
   let writes = 0;
@@ -68,7 +97,14 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
   const relaxed = sqlite.prepare('PRAGMA synchronous = NORMAL');
   const restore = sqlite.prepare(`PRAGMA synchronous = ${level}`);
 
-  function flushQueue(): void {
+  function flushQueue(): Promise<void> {
+    if (running !== null) return running.then(flushQueue, flushQueue);
+    if (queue.length === 0 && syncError === null) return Promise.resolve();
+    running = runQueue().finally(() => (running = null));
+    return running;
+  }
+
+  async function runQueue(): Promise<void> {
     if (syncError !== null) {
       const q = queue;
       queue = [];
@@ -80,14 +116,51 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
       while (queue.length > 0) {
         const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
         if (batch === queue) queue = [];
-        runBatch(batch);
+        await runBatch(batch);
       }
     } finally {
       if (walSync) restore.run();
     }
   }
 
-  function runBatch(batch: Pending[]): void {
+  // Resolves with LATE once the event loop has turned (a setImmediate callback runs only after
+  // every pending microtask): a write still unsettled then awaited real I/O.
+  let turn: Promise<typeof LATE> | null = null;
+  const turned = (): Promise<typeof LATE> =>
+    (turn ??= new Promise((resolve) =>
+      setImmediate(() => {
+        turn = null;
+        resolve(LATE);
+      }),
+    ));
+
+  /** One write in its savepoint. A synchronous one never waits for the turn marker. */
+  async function runOne(p: Pending): Promise<Outcome> {
+    savepoint.run();
+    try {
+      let value = p.fn();
+      if (value !== null && typeof (value as PromiseLike<unknown>)?.then === 'function') {
+        const pending = value as Promise<unknown>;
+        value = await Promise.race([pending, turned()]);
+        if (value === LATE) {
+          // It goes on running without its transaction: whatever it settles with is dropped.
+          pending.catch(() => {});
+          throw new WriteAwaitedIoError();
+        }
+      }
+      release.run();
+      return { ok: true, value };
+    } catch (error) {
+      if (error instanceof WriteAwaitedIoError) log('error', 'write rolled back: it awaited I/O inside its transaction', { error: error.message });
+      rollbackTo.run();
+      release.run();
+      return { ok: false, error };
+    } finally {
+      p.onEnd?.();
+    }
+  }
+
+  async function runBatch(batch: Pending[]): Promise<void> {
     const results: Outcome[] = [];
     try {
       begin.run();
@@ -95,17 +168,11 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
       for (const p of batch) p.reject(error);
       return;
     }
-    for (const p of batch) {
-      savepoint.run();
-      try {
-        const value = p.fn();
-        release.run();
-        results.push({ ok: true, value });
-      } catch (error) {
-        rollbackTo.run();
-        release.run();
-        results.push({ ok: false, error });
-      }
+    open = true;
+    try {
+      for (const p of batch) results.push(await runOne(p));
+    } finally {
+      open = false;
     }
     try {
       commit.run();
@@ -183,21 +250,23 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
     // setImmediate lets every request that is ready in this turn of the loop join the batch.
     setImmediate(() => {
       scheduled = false;
-      if (!paused) flushQueue();
+      if (!paused) void flushQueue();
     });
   }
 
   const committer: GroupCommitter = {
-    write<T>(fn: () => T, onAbort?: () => void): Promise<T> {
+    write<T>(fn: () => T | Promise<T>, onAbort?: () => void, onEnd?: () => void): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, onAbort });
+        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, onAbort, onEnd });
         schedule();
       });
     },
     writeNow<T>(fn: () => T): T {
+      if (open) throw new Error('writeNow inside an open group-commit batch: queue it with write() instead');
       return sqlite.transaction(fn).immediate();
     },
     flush: flushQueue,
+    busy: () => open,
     durable() {
       if (syncError !== null) return Promise.reject(syncError);
       if (syncedSeq >= committedSeq) return null;
@@ -212,6 +281,7 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
       if (queue.length > 0) schedule();
     },
     async drain() {
+      await running;
       await committer.durable()?.catch(() => {});
     },
     stats: () => ({ batches, writes }),

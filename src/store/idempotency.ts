@@ -2,6 +2,7 @@
 // same transaction as the intent, so a replay returns exactly what the first call returned.
 import type { Database } from 'bun:sqlite';
 import type { Mode } from '../domain/intent';
+import type { Awaitable, Sync } from './awaitable';
 
 export interface StoredResponse {
   requestHash: string;
@@ -10,20 +11,20 @@ export interface StoredResponse {
 }
 
 export interface IdempotencyRepo {
-  get(accountId: string, mode: Mode, key: string, now: number): StoredResponse | null;
-  put(accountId: string, mode: Mode, key: string, r: StoredResponse, now: number, ttlSeconds: number): void;
+  get(accountId: string, mode: Mode, key: string, now: number): Awaitable<StoredResponse | null>;
+  put(accountId: string, mode: Mode, key: string, r: StoredResponse, now: number, ttlSeconds: number): Awaitable<void>;
   /** Delete expired keys; returns how many. */
-  purge(now: number): number;
+  purge(now: number): Awaitable<number>;
   /**
    * Claim a key whose first request is still being processed; false when it is already claimed.
    * On SQLite one process owns the file (the single-instance guard), so this process's memory is
    * the lock; a multi-instance store takes it in the database instead. Always `release` it.
    */
-  claim(accountId: string, mode: Mode, key: string): boolean;
-  release(accountId: string, mode: Mode, key: string): void;
+  claim(accountId: string, mode: Mode, key: string): Awaitable<boolean>;
+  release(accountId: string, mode: Mode, key: string): Awaitable<void>;
 }
 
-export function createIdempotencyRepo(sqlite: Database): IdempotencyRepo {
+export function createIdempotencyRepo(sqlite: Database): Sync<IdempotencyRepo> {
   const get = sqlite.prepare(
     `SELECT request_hash, response_status, response_body FROM idempotency_keys
      WHERE account_id = ? AND mode = ? AND key = ? AND expires_at > ?`,

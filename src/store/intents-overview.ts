@@ -1,6 +1,7 @@
 // The operator's counts of intents across every account (the dashboard's accounts page). Its
 // list of intents is the API's verb as the operator (src/intents/list-intents.ts).
 import type { Db } from './db';
+import type { Awaitable, Sync } from './awaitable';
 
 /** How many intents each account has (accounts without any are absent). */
 export function intentCountsByAccount(db: Db): Map<string, number> {
@@ -12,9 +13,9 @@ export function intentCountsByAccount(db: Db): Map<string, number> {
 
 /** The operator's count of intents per account. */
 export interface IntentsOverviewRepo {
-  countsByAccount(): Map<string, number>;
+  countsByAccount(): Awaitable<Map<string, number>>;
 }
 
-export function createIntentsOverviewRepo(db: Db): IntentsOverviewRepo {
+export function createIntentsOverviewRepo(db: Db): Sync<IntentsOverviewRepo> {
   return { countsByAccount: () => intentCountsByAccount(db) };
 }

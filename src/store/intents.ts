@@ -3,6 +3,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { IntentRecord, IntentState, LatePayment, Mode } from '../domain/intent';
 import { stateList } from './states';
+import type { Awaitable, Sync } from './awaitable';
 
 /** Row columns the runtime keeps beside the domain record. */
 export interface IntentStorage {
@@ -101,29 +102,34 @@ export interface ListIntentsQuery {
 }
 
 export interface IntentRepo {
-  insert(i: StoredIntent): void;
+  insert(i: StoredIntent): Awaitable<void>;
   /** Full-row update by id (the runtime always writes the whole projection). */
-  update(i: StoredIntent): void;
-  get(id: string): StoredIntent | null;
+  update(i: StoredIntent): Awaitable<void>;
+  get(id: string): Awaitable<StoredIntent | null>;
+  /**
+   * The row inside a write, locked for the rest of its transaction: PostgreSQL SELECT ... FOR
+   * UPDATE serializes writes to one intent; SQLite's BEGIN IMMEDIATE already holds the write lock.
+   */
+  getForUpdate(id: string): Awaitable<StoredIntent | null>;
   /** The seq of an intent of this account and mode (any, when absent: the operator), for starting_after; or null. */
-  seqOf(id: string, accountId?: string, mode?: Mode): number | null;
-  list(q: ListIntentsQuery): StoredIntent[];
+  seqOf(id: string, accountId?: string, mode?: Mode): Awaitable<number | null>;
+  list(q: ListIntentsQuery): Awaitable<StoredIntent[]>;
   /** Live intents (not terminal): what boot rehydrates. */
-  listLive(): StoredIntent[];
-  findByTxSignature(chain: string, txSignature: string): StoredIntent | null;
-  findBySolanaReference(reference: string): StoredIntent | null;
+  listLive(): Awaitable<StoredIntent[]>;
+  findByTxSignature(chain: string, txSignature: string): Awaitable<StoredIntent | null>;
+  findBySolanaReference(reference: string): Awaitable<StoredIntent | null>;
   /** The payment page's look-up (unique partial index intents_pay_token). */
-  findByPayToken(payToken: string): StoredIntent | null;
+  findByPayToken(payToken: string): Awaitable<StoredIntent | null>;
   /**
    * Intents a transfer to this receiver may concern (detection, contract section 11): live ones,
    * and any updated since `since` (closed within the look-back). Newest first.
    */
-  listByReceiver(chain: string, requestor: string, tokenAddress: string, since: number): StoredIntent[];
+  listByReceiver(chain: string, requestor: string, tokenAddress: string, since: number): Awaitable<StoredIntent[]>;
   /**
    * Intents of `chain` updated since `since` that hold a transaction and are not finalized: the
    * runtime keeps following the recorded transaction of those that closed unpaid (contract 14).
    */
-  listUnfinalizedWithTransaction(chain: string, since: number): StoredIntent[];
+  listUnfinalizedWithTransaction(chain: string, since: number): Awaitable<StoredIntent[]>;
 }
 
 /** The machine's tag sets the queries need (compose passes statesTagged('live')). */
@@ -132,7 +138,7 @@ export interface IntentStates {
   live: readonly IntentState[];
 }
 
-export function createIntentRepo(sqlite: Database, states: IntentStates): IntentRepo {
+export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<IntentRepo> {
   const live = stateList(states.live);
   const insert = sqlite.prepare(
     `INSERT INTO intents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
@@ -169,16 +175,18 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Intent
   );
   const listCache = new Map<string, Statement>();
 
+  const getRow = (id: string) => {
+    const r = get.get(id) as Row | null;
+    return r ? fromRow(r) : null;
+  };
   return {
     insert: (i) => void insert.run(...(toRow(i) as never[])),
     update: (i) => {
       const row = toRow(i);
       update.run(...([...row.slice(1), i.id] as never[]));
     },
-    get: (id) => {
-      const r = get.get(id) as Row | null;
-      return r ? fromRow(r) : null;
-    },
+    get: getRow,
+    getForUpdate: getRow,
     seqOf: (id, accountId, mode) => {
       const r = seqOf.get(id, accountId ?? null, mode ?? null) as { seq: number } | null;
       return r ? r.seq : null;

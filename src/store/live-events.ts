@@ -6,6 +6,7 @@
 // it, so a row with a lower seq can never become visible after one with a higher seq.
 import type { IntentState, Mode } from '../domain/intent';
 import type { Db } from './db';
+import type { Awaitable, Sync } from './awaitable';
 
 export interface LiveEventRow {
   seq: number;
@@ -103,14 +104,14 @@ export function liveSnapshot(db: Db, accountId: string, mode: Mode, limit: numbe
 
 /** What the live view reads: committed events after a seq, a snapshot, and the durability gate. */
 export interface LiveEventRepo {
-  maxSeq(): number;
-  after(accountId: string, mode: Mode, afterSeq: number, limit: number, intentId?: string | null): LiveEventRow[];
-  snapshot(accountId: string, mode: Mode, limit: number): LiveSnapshot;
+  maxSeq(): Awaitable<number>;
+  after(accountId: string, mode: Mode, afterSeq: number, limit: number, intentId?: string | null): Awaitable<LiveEventRow[]>;
+  snapshot(accountId: string, mode: Mode, limit: number): Awaitable<LiveSnapshot>;
   /** null, or a promise that settles once every commit so far is durable (show only those). */
   durable(): Promise<void> | null;
 }
 
-export function createLiveEventRepo(db: Db): LiveEventRepo {
+export function createLiveEventRepo(db: Db): Sync<LiveEventRepo, 'durable'> {
   return {
     maxSeq: () => maxEventSeq(db),
     after: (accountId, mode, afterSeq, limit, intentId = null) => liveEventsAfter(db, accountId, mode, afterSeq, limit, intentId),

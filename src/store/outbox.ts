@@ -3,6 +3,7 @@
 import type { Database } from 'bun:sqlite';
 import { newId } from '../domain/ids';
 import type { EventEnvelope, Mode } from '../domain/intent';
+import type { Awaitable, Sync } from './awaitable';
 
 export interface OutboxEvent {
   envelope: EventEnvelope;
@@ -15,10 +16,10 @@ export interface OutboxEvent {
 
 export interface Outbox {
   /** Insert the event and its delivery row (if the account has an endpoint). Returns true if a delivery was queued. */
-  append(e: OutboxEvent): boolean;
+  append(e: OutboxEvent): Awaitable<boolean>;
 }
 
-export function createOutbox(sqlite: Database): Outbox {
+export function createOutbox(sqlite: Database): Sync<Outbox> {
   const insertEvent = sqlite.prepare(
     'INSERT INTO events (id, account_id, mode, intent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );

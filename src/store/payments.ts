@@ -3,6 +3,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Mode } from '../domain/intent';
 import type { PaymentReason, PaymentRecord, PaymentStatus } from '../domain/payment';
+import type { Awaitable, Sync } from './awaitable';
 
 type Row = Record<string, unknown>;
 
@@ -45,16 +46,16 @@ export interface ListPaymentsQuery {
 export type StoredPayment = PaymentRecord & { seq: number };
 
 export interface PaymentRepo {
-  insert(p: PaymentRecord): void;
-  get(id: string): StoredPayment | null;
-  findByTx(chain: string, txSignature: string): StoredPayment | null;
+  insert(p: PaymentRecord): Awaitable<void>;
+  get(id: string): Awaitable<StoredPayment | null>;
+  findByTx(chain: string, txSignature: string): Awaitable<StoredPayment | null>;
   /** Newest first. */
-  list(q: ListPaymentsQuery): StoredPayment[];
+  list(q: ListPaymentsQuery): Awaitable<StoredPayment[]>;
   /** An unmatched payment whose intent became known (a submit by txSignature settled it): matched. */
-  settle(id: string, intentId: string): void;
+  settle(id: string, intentId: string): Awaitable<void>;
 }
 
-export function createPaymentRepo(sqlite: Database): PaymentRepo {
+export function createPaymentRepo(sqlite: Database): Sync<PaymentRepo> {
   const insert = sqlite.prepare(`INSERT INTO payments (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
   const get = sqlite.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = sqlite.prepare('SELECT * FROM payments WHERE chain = ? AND tx_signature = ?');

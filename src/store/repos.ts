@@ -3,14 +3,29 @@
 // second engine (PostgreSQL) implements these, not SQL scattered over the web surfaces.
 import { createAccountRepo, type AccountRepo } from './accounts';
 import { createApiKeyRepo, type ApiKeyRepo } from './api-keys';
+import type { Sync } from './awaitable';
 import type { Db } from './db';
+import { createDetectionRepo, type DetectionRepo, type DetectionStates } from './detection';
 import { createEventRepo, type EventRepo } from './events';
+import { createIdempotencyRepo, type IdempotencyRepo } from './idempotency';
+import { createIntentRepo, type IntentRepo } from './intents';
 import { createIntentsOverviewRepo, type IntentsOverviewRepo } from './intents-overview';
 import { createLiveEventRepo, type LiveEventRepo } from './live-events';
+import { createOutbox, type Outbox } from './outbox';
+import { createPaymentRepo, type PaymentRepo } from './payments';
+import { createSubmissionRepo, type SubmissionRepo } from './submissions';
 import { createDeliveryRepo, type DeliveryRepo } from './webhook-deliveries';
+import { createDispatchStore, type DispatchStore } from './webhook-dispatch';
 import { createWebhookEndpointRepo, type WebhookEndpointRepo } from './webhook-endpoints';
 
-export interface Repos {
+/** Every repository of one database (Store.repos; inside Store.transact, bound to its transaction). */
+export interface StoreRepos {
+  intents: IntentRepo;
+  idempotency: IdempotencyRepo;
+  payments: PaymentRepo;
+  detection: DetectionRepo;
+  submissions: SubmissionRepo;
+  outbox: Outbox;
   accounts: AccountRepo;
   apiKeys: ApiKeyRepo;
   endpoints: WebhookEndpointRepo;
@@ -18,9 +33,14 @@ export interface Repos {
   events: EventRepo;
   liveEvents: LiveEventRepo;
   intentsOverview: IntentsOverviewRepo;
+  dispatch: DispatchStore;
 }
 
-export function createRepos(db: Db): Repos {
+/** The name the web surfaces and webhook verbs have always used. */
+export type Repos = StoreRepos;
+
+/** The repositories HTTP code and the webhook verbs read, on SQLite (synchronous; CLI and tests). */
+export function createRepos(db: Db) {
   return {
     accounts: createAccountRepo(db),
     apiKeys: createApiKeyRepo(db),
@@ -31,3 +51,22 @@ export function createRepos(db: Db): Repos {
     intentsOverview: createIntentsOverviewRepo(db),
   };
 }
+
+/** Every repository on one SQLite database. `states` are the machine's tag sets (see states.ts). */
+export function createSqliteRepos(db: Db, states: DetectionStates): SqliteRepos {
+  return {
+    ...createRepos(db),
+    intents: createIntentRepo(db.sqlite, { live: states.live }),
+    idempotency: createIdempotencyRepo(db.sqlite),
+    payments: createPaymentRepo(db.sqlite),
+    detection: createDetectionRepo(db.sqlite, states),
+    submissions: createSubmissionRepo(db.sqlite),
+    outbox: createOutbox(db.sqlite),
+    dispatch: createDispatchStore(db),
+  };
+}
+
+/** StoreRepos as SQLite provides them: every method synchronous. */
+export type SqliteRepos = {
+  [K in keyof StoreRepos]: K extends 'liveEvents' ? Sync<LiveEventRepo, 'durable'> : Sync<StoreRepos[K]>;
+};

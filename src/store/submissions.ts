@@ -2,6 +2,7 @@
 // intent (contract 11, crash windows). A row is committed `sending` BEFORE the broadcast, so a
 // crash or a failed commit afterwards leaves a trace that reconciliation applies as sent.
 import type { Database } from 'bun:sqlite';
+import type { Awaitable, Sync } from './awaitable';
 
 export type SubmissionSource = 'submit' | 'txid' | 'detected';
 export type SubmissionStatus = 'sending' | 'sent' | 'rejected';
@@ -26,27 +27,27 @@ export type NewSubmission = Omit<Submission, 'seq' | 'outcome' | 'updatedAt'>;
 
 export interface SubmissionRepo {
   /** Insert a row (the (chain, txSignature) pair is unique: one transaction, one record). */
-  record(s: NewSubmission): Submission;
+  record(s: NewSubmission): Awaitable<Submission>;
   /** A rejected row submitted again: back to `sending` with the latest facts. */
-  retry(s: NewSubmission): Submission;
-  markSent(chain: string, txSignature: string, at: number): void;
-  markRejected(chain: string, txSignature: string, at: number): void;
+  retry(s: NewSubmission): Awaitable<Submission>;
+  markSent(chain: string, txSignature: string, at: number): Awaitable<void>;
+  markRejected(chain: string, txSignature: string, at: number): Awaitable<void>;
   /** What became of the transaction (null again when a reorg removed a landed one: it may land again). */
-  setOutcome(chain: string, txSignature: string, outcome: SubmissionOutcome | null, at: number): void;
-  findByTx(chain: string, txSignature: string): Submission | null;
+  setOutcome(chain: string, txSignature: string, outcome: SubmissionOutcome | null, at: number): Awaitable<void>;
+  findByTx(chain: string, txSignature: string): Awaitable<Submission | null>;
   /** Rows of the intent that may still land: `sending`, or `sent` with no final outcome. Oldest first. */
-  openForIntent(intentId: string): Submission[];
+  openForIntent(intentId: string): Awaitable<Submission[]>;
   /** Rows whose broadcast outcome was never written (reconciliation applies them as sent). Oldest first. */
-  sending(): Submission[];
-  hasSending(intentId: string): boolean;
+  sending(): Awaitable<Submission[]>;
+  hasSending(intentId: string): Awaitable<boolean>;
   /**
    * Claim the broadcast of chain + txSignature (false when a broadcast of it is under way), so
    * reconciliation never takes a live broadcast for a dead one. Process memory is the lock on
    * SQLite (one process per file); a multi-instance store keeps it in the database.
    */
-  claimBroadcast(chain: string, txSignature: string): boolean;
-  releaseBroadcast(chain: string, txSignature: string): void;
-  isBroadcasting(chain: string, txSignature: string): boolean;
+  claimBroadcast(chain: string, txSignature: string): Awaitable<boolean>;
+  releaseBroadcast(chain: string, txSignature: string): Awaitable<void>;
+  isBroadcasting(chain: string, txSignature: string): Awaitable<boolean>;
 }
 
 type Row = Record<string, unknown>;
@@ -68,7 +69,7 @@ function fromRow(r: Row): Submission {
   };
 }
 
-export function createSubmissionRepo(sqlite: Database): SubmissionRepo {
+export function createSubmissionRepo(sqlite: Database): Sync<SubmissionRepo> {
   const insert = sqlite.prepare(
     `INSERT INTO submissions (intent_id, chain, tx_signature, signer, signed_transaction, watch_data, source, status, outcome, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?) RETURNING *`,

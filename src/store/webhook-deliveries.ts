@@ -3,6 +3,8 @@
 // webhook-dispatch.ts; the outbox and replays insert rows in outbox.ts and event-replay.ts.
 import type { Mode } from '../domain/intent';
 import type { Db } from './db';
+import type { Awaitable, Sync } from './awaitable';
+import { queueReplay, type ReplayInput } from './event-replay';
 
 export interface DeliveryRecord {
   seq: number;
@@ -126,21 +128,27 @@ export function queueDeliveryRetry(
 
 /** The webhook deliveries aggregate as the read side and the retry verb see it (the dispatcher has its own, webhook-dispatch.ts). */
 export interface DeliveryRepo {
-  get(id: string): DeliveryRecord | null;
+  get(id: string): Awaitable<DeliveryRecord | null>;
   /** Newest first, filtered (one account and mode for the API; any for the operator). */
-  list(f: DeliveryFilter, limit: number): DeliveryListRow[];
+  list(f: DeliveryFilter, limit: number): Awaitable<DeliveryListRow[]>;
   /** A delivery's seq (a page cursor) when it is of this account and mode (any, when absent). */
-  seqOf(id: string, accountId?: string, mode?: Mode): number | null;
-  owner(id: string): { accountId: string; mode: Mode } | null;
-  queueRetry(input: Parameters<typeof queueDeliveryRetry>[1]): ReturnType<typeof queueDeliveryRetry>;
+  seqOf(id: string, accountId?: string, mode?: Mode): Awaitable<number | null>;
+  owner(id: string): Awaitable<{ accountId: string; mode: Mode } | null>;
+  queueRetry(input: Parameters<typeof queueDeliveryRetry>[1]): Awaitable<ReturnType<typeof queueDeliveryRetry>>;
+  /** Deliveries waiting to be sent (metrics). */
+  countPending(): Awaitable<number>;
+  /** Queue a delivery of every event since `since` to `url` (event-replay.ts); returns how many. */
+  queueReplay(input: ReplayInput): Awaitable<number>;
 }
 
-export function createDeliveryRepo(db: Db): DeliveryRepo {
+export function createDeliveryRepo(db: Db): Sync<DeliveryRepo> {
   return {
     get: (id) => getDeliveryRecord(db, id),
     list: (f, limit) => listDeliveryRows(db, f, limit),
     seqOf: (id, accountId, mode) => deliverySeq(db, id, accountId, mode),
     owner: (id) => deliveryOwner(db, id),
     queueRetry: (input) => queueDeliveryRetry(db, input),
+    countPending: () => countPendingDeliveries(db),
+    queueReplay: (input) => queueReplay(db, input),
   };
 }

@@ -1,8 +1,13 @@
-// The dispatcher's statements on webhook_deliveries: find due rows, lease them (reading what the
-// send needs in the same statement), record attempts (fenced by the lease value), give leases
-// back, and commit all of it without an fsync. The policy (fairness, backoff) stays in src/webhooks; this is the SQL.
+// The dispatcher's operations on webhook_deliveries, each one whole transaction: claim due rows
+// fairly (lease them, reading what the send needs in the same statement), record attempts
+// (fenced by the lease value), give leases back; committed without an fsync. The backoff policy
+// stays in src/webhooks; this is the SQL (and, on SQLite, the claim's fairness: webhook-claim.ts).
 import type { Mode } from '../domain/intent';
+import type { Awaitable, Sync } from './awaitable';
 import type { Db } from './db';
+import { claimFairly, type ClaimArgs } from './webhook-claim';
+
+export type { ClaimArgs };
 
 export interface ClaimedDelivery {
   seq: number;
@@ -43,28 +48,24 @@ export interface LeaseRef {
   leaseUntil: number;
 }
 
+
+/**
+ * Every operation is one transaction committed without an fsync (synchronous=NORMAL on SQLite):
+ * only an OS crash can lose the last few, and losing a claim or a record just means a lease runs
+ * out and the row is sent again: at least once either way.
+ */
 export interface DispatchStore {
-  /**
-   * The oldest due, unleased pending rows (at most `limit`), skipping rows to `skipUrls`; only rows
-   * due at or after `since` (0: all), so a look at what was just queued skips the backlog's index range.
-   */
-  dueCandidates(now: number, skipUrls: readonly string[], limit: number, since?: number): Array<{ seq: number; url: string }>;
-  /** Lease the rows of `seqs` that are still due and unleased; returns those it leased. */
-  lease(seqs: readonly number[], leaseUntil: number, now: number): ClaimedDelivery[];
-  /** Write the records in one transaction; returns how many rows were still ours (lease matched). */
-  record(records: readonly AttemptRecord[]): number;
+  /** Lease due rows fairly (at most `perEndpoint` per URL counting those in flight); returns them. */
+  claim(a: ClaimArgs): Awaitable<ClaimedDelivery[]>;
+  /** Write the records; returns how many rows were still ours (lease matched). */
+  record(records: readonly AttemptRecord[]): Awaitable<number>;
   /** Give rows back without counting an attempt (dispatcher stopping mid-send). */
-  release(rows: readonly LeaseRef[]): void;
-  /**
-   * Run `fn` in one BEGIN IMMEDIATE transaction committed with synchronous=NORMAL (no fsync; WAL
-   * keeps it atomic and safe across a process crash). Only an OS crash can lose the last few, and
-   * losing a claim or a record just means a lease runs out and the row is sent again: at least
-   * once either way. The connection's own setting (FULL, for transitions) is restored after.
-   */
-  relaxedTransaction<T>(fn: () => T): T;
+  release(rows: readonly LeaseRef[]): Awaitable<void>;
+  /** record + release + claim (when `claim` is given) in ONE transaction: one commit per dispatcher tick. */
+  recordAndClaim(records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: ClaimArgs | null): Awaitable<ClaimedDelivery[]>;
 }
 
-export function createDispatchStore(db: Db): DispatchStore {
+export function createDispatchStore(db: Db): Sync<DispatchStore> {
   const sqlite = db.sqlite;
   // Oldest due first along the (status, next_attempt_at) index; no sort, no window: the cost is
   // the rows read, not the whole backlog. Saturated URLs are passed in and skipped.
@@ -118,31 +119,41 @@ export function createDispatchStore(db: Db): DispatchStore {
     }
     return applied;
   };
-  const recordAll = sqlite.transaction(recordRows);
   const releaseRows = (rows: readonly LeaseRef[]) => {
     for (const r of rows) releaseOne.run(r.id, r.leaseUntil);
   };
-  const releaseAll = sqlite.transaction(releaseRows);
+  const statements = {
+    dueCandidates: (now: number, skipUrls: readonly string[], limit: number, since: number) => candidates.all(now, JSON.stringify(skipUrls), limit, since),
+    lease: (seqs: readonly number[], leaseUntil: number, now: number) => (seqs.length === 0 ? [] : lease.all(leaseUntil, JSON.stringify(seqs), now)),
+  };
 
   const syncLevel = (sqlite.query('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
   const relaxed = sqlite.prepare('PRAGMA synchronous = NORMAL');
   const restore = sqlite.prepare(`PRAGMA synchronous = ${syncLevel}`);
   const inTransaction = sqlite.transaction((fn: () => unknown) => fn());
+  /** One BEGIN IMMEDIATE transaction at synchronous=NORMAL; the connection's own level is restored after. */
+  function relaxedTransaction<T>(fn: () => T): T {
+    // The group committer's batch never spans a turn of the event loop, so this cannot meet it;
+    // should it ever, fail clearly (the dispatcher retries) rather than join its transaction.
+    if (sqlite.inTransaction) throw new Error('webhook dispatch: the connection is inside another transaction; retry');
+    if (syncLevel <= 1) return inTransaction.immediate(fn) as T;
+    relaxed.run();
+    try {
+      return inTransaction.immediate(fn) as T;
+    } finally {
+      restore.run();
+    }
+  }
 
   return {
-    dueCandidates: (now, skipUrls, limit, since = 0) => candidates.all(now, JSON.stringify(skipUrls), limit, since),
-    lease: (seqs, leaseUntil, now) => (seqs.length === 0 ? [] : lease.all(leaseUntil, JSON.stringify(seqs), now)),
-    // Inside the dispatcher's relaxedTransaction already: no savepoint around them (two statements each).
-    record: (records) => (records.length === 0 ? 0 : sqlite.inTransaction ? recordRows(records) : recordAll.immediate(records)),
-    release: (rows) => void (rows.length > 0 && (sqlite.inTransaction ? releaseRows(rows) : releaseAll.immediate(rows))),
-    relaxedTransaction<T>(fn: () => T): T {
-      if (syncLevel <= 1) return inTransaction.immediate(fn) as T;
-      relaxed.run();
-      try {
-        return inTransaction.immediate(fn) as T;
-      } finally {
-        restore.run();
-      }
-    },
+    claim: (a) => relaxedTransaction(() => claimFairly(statements, a)),
+    record: (records) => (records.length === 0 ? 0 : relaxedTransaction(() => recordRows(records))),
+    release: (rows) => void (rows.length > 0 && relaxedTransaction(() => releaseRows(rows))),
+    recordAndClaim: (records, releases, claim) =>
+      relaxedTransaction(() => {
+        recordRows(records);
+        releaseRows(releases);
+        return claim ? claimFairly(statements, claim) : [];
+      }),
   };
 }

@@ -2,6 +2,7 @@
 // (the current one and, during a rotation's overlap, the previous one).
 import type { Mode } from '../domain/intent';
 import type { Db } from './db';
+import type { Awaitable, Sync } from './awaitable';
 
 export interface EndpointRow {
   url: string;
@@ -98,17 +99,20 @@ export function restoreEndpoint(db: Db, accountId: string, mode: Mode, url: stri
 
 /** The webhook endpoints aggregate (one endpoint per account and mode). */
 export interface WebhookEndpointRepo {
-  get(accountId: string, mode: Mode): EndpointRow | null;
-  listInfo(accountId: string, now: number): EndpointInfo[];
-  saveUrl(input: Parameters<typeof saveEndpointUrl>[1]): { url: string; secret: string };
-  rotateSecret(input: Parameters<typeof rotateEndpointSecret>[1]): boolean;
+  get(accountId: string, mode: Mode): Awaitable<EndpointRow | null>;
+  listInfo(accountId: string, now: number): Awaitable<EndpointInfo[]>;
+  saveUrl(input: Parameters<typeof saveEndpointUrl>[1]): Awaitable<{ url: string; secret: string }>;
+  rotateSecret(input: Parameters<typeof rotateEndpointSecret>[1]): Awaitable<boolean>;
+  /** Put the URL back as it was (null: remove the endpoint): `payforge listen` on exit. */
+  restore(accountId: string, mode: Mode, url: string | null, now: number): Awaitable<void>;
 }
 
-export function createWebhookEndpointRepo(db: Db): WebhookEndpointRepo {
+export function createWebhookEndpointRepo(db: Db): Sync<WebhookEndpointRepo> {
   return {
     get: (accountId, mode) => getEndpoint(db, accountId, mode),
     listInfo: (accountId, now) => listEndpointInfo(db, accountId, now),
     saveUrl: (input) => saveEndpointUrl(db, input),
     rotateSecret: (input) => rotateEndpointSecret(db, input),
+    restore: (accountId, mode, url, now) => restoreEndpoint(db, accountId, mode, url, now),
   };
 }

@@ -2,9 +2,7 @@
 // attempt (delivered / backoff / failed). Bounded concurrency overall and per endpoint URL, so a
 // slow or dead receiver only ever occupies its own slots. Crash-safe: state lives in the rows.
 import type { Config } from '../config.types';
-import type { Db } from '../store/db';
-import { createDispatchStore, type AttemptRecord, type ClaimedDelivery, type LeaseRef } from '../store/webhook-dispatch';
-import { createClaimer } from './claim';
+import type { AttemptRecord, ClaimArgs, ClaimedDelivery, DispatchStore, LeaseRef } from '../store/webhook-dispatch';
 import { activeSecrets } from './endpoints';
 import { decideAttempt } from './record-attempt';
 import { sendDelivery, type FetchFn, type SendOutcome } from './send';
@@ -14,7 +12,10 @@ import { systemLookup, type Lookup } from './url-policy';
 export type DispatcherLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
 export interface DispatcherDeps {
-  db: Db;
+  /** The store's dispatch operations (src/store/webhook-dispatch.ts). */
+  dispatch: DispatchStore;
+  /** null, or a promise that settles once every commit so far is on disk (Store.durable). */
+  durable: () => Promise<void> | null;
   config: Config;
   log?: DispatcherLog;
   /** Injected for tests (e.g. to trust a test CA); defaults to Bun's fetch. */
@@ -43,7 +44,7 @@ export interface Dispatcher {
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
-  const { db, config } = deps;
+  const { dispatch: store, config } = deps;
   const w = config.webhooks;
   const log = deps.log ?? (() => {});
   const now = deps.now ?? Date.now;
@@ -52,9 +53,6 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   // A lease must outlive one whole attempt (DNS + connect + timeout), or a live send's row
   // could be claimed twice.
   const leaseMs = Math.max(w.leaseMs, w.timeoutMs * 2);
-
-  const store = createDispatchStore(db);
-  const claim = createClaimer(store);
 
   const perUrl = new Map<string, number>();
   let inFlight = 0;
@@ -72,6 +70,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let started = false;
   let stopped = false;
   let tickScheduled = false;
+  // One tick at a time (its store operation may be a round trip): a kick meanwhile runs another after it.
+  let ticking: Promise<void> | null = null;
+  let again = false;
   // What the next tick looks at: 0 the oldest due rows (a slot was freed), 1 also past saturated
   // URLs among rows queued since the last look (a wake after a commit), 2 past saturated URLs
   // over the whole backlog (the poll: retries that came due, rows from other processes).
@@ -83,36 +84,48 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   /** Schedule a tick that looks at least as far as `scan`. */
   function kick(scan: Scan): void {
     if (scan > pending) pending = scan;
-    if (!started || stopped || tickScheduled) return;
+    if (!started || stopped) return;
+    if (ticking !== null) {
+      again = true;
+      return;
+    }
+    if (tickScheduled) return;
     tickScheduled = true;
-    setImmediate(tick);
+    setImmediate(() => {
+      ticking = tick().finally(() => {
+        ticking = null;
+        if (again) {
+          again = false;
+          kick(0);
+        }
+      });
+    });
   }
 
-  // Records and the next claim share one short transaction: one commit per tick, without an
-  // fsync (the store's relaxedTransaction says why that is safe).
-  function recordAndClaim(records: AttemptRecord[], releases: LeaseRef[], claimSlots: boolean, scan: Scan): ClaimedDelivery[] {
-    store.record(records);
-    store.release(releases);
-    if (!claimSlots) return [];
+  /** What the next claim asks for: the free slots, counting rows claimed ahead against their URL. */
+  function claimArgs(scan: Scan): ClaimArgs {
     const t = now();
     const since = scan === 1 ? lookedAt : 0;
     if (scan > 0) lookedAt = t;
     const held = new Map(perUrl);
     for (const [u, n] of readyPerUrl) held.set(u, (held.get(u) ?? 0) + n);
-    return claim({
+    return {
       now: t, leaseUntil: t + leaseMs, limit: 2 * w.concurrency - inFlight - ready.length,
       perEndpoint: 2 * w.perEndpointConcurrency, inFlight: held, deep: scan > 0, since,
-    });
+    };
   }
 
-  /** Write pending records (and claim more when `claimSlots`); on failure keep them for the next try. */
-  function commit(claimSlots: boolean, scan: Scan = 0): ClaimedDelivery[] {
+  /**
+   * Write pending records (and claim more when `claimSlots`) in one short transaction: one commit
+   * per tick, without an fsync (the store says why that is safe). On failure keep them for the next try.
+   */
+  async function commit(claimSlots: boolean, scan: Scan = 0): Promise<ClaimedDelivery[]> {
     const records = toRecord;
     const releases = toRelease;
     toRecord = [];
     toRelease = [];
     try {
-      return store.relaxedTransaction(() => recordAndClaim(records, releases, claimSlots, scan));
+      return await store.recordAndClaim(records, releases, claimSlots ? claimArgs(scan) : null);
     } catch (e) {
       // Busy or I/O trouble: nothing was written; the lease fence keeps a late retry safe.
       toRecord = records.concat(toRecord);
@@ -121,25 +134,25 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     }
   }
 
-  function tick(): void {
+  async function tick(): Promise<void> {
     tickScheduled = false;
     if (stopped) return;
     const scan = pending;
     pending = 0;
     let rows: ClaimedDelivery[];
     try {
-      rows = commit(true, scan);
+      rows = await commit(true, scan);
     } catch (e) {
       log('error', 'webhook dispatcher tick failed; retrying at the next poll', { error: String(e) });
       return;
     }
     // A claimed row may come from a batch whose WAL sync is still under way: an event never
-    // reaches a receiver before the transition that made it is on disk (db.durable()).
-    const gate = rows.length > 0 ? db.durable() : null;
+    // reaches a receiver before the transition that made it is on disk (deps.durable()).
+    const gate = rows.length > 0 ? deps.durable() : null;
     for (const row of rows) {
       ready.push(row);
       count(readyPerUrl, row.url, 1);
-      if (gate) gated.add(row);
+      if (gate !== null) gated.add(row);
     }
     gate?.then(
       () => {
@@ -266,11 +279,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       stopped = true;
       if (poll) clearInterval(poll);
       abort.abort();
+      // A tick under way still adds what it claimed to `ready`, which is given back below.
+      await ticking;
       await Promise.allSettled([...running]);
       // Rows claimed ahead and never sent go back unleased, like aborted sends.
       drop(new Set(ready));
       try {
-        commit(false);
+        await commit(false);
       } catch (e) {
         log('error', 'webhook dispatcher could not record its last attempts (their leases will run out)', { error: String(e) });
       }

@@ -24,19 +24,19 @@ export interface ListDeliveriesResult<D = WebhookDeliveryWire> {
   hasMore: boolean;
 }
 
-export function listDeliveries(s: WebhookServices, who: Owner, q: ListDeliveriesInput): ListDeliveriesResult;
-export function listDeliveries(s: WebhookServices, who: Operator, q: ListDeliveriesInput): ListDeliveriesResult<OperatorDelivery>;
-export function listDeliveries(s: WebhookServices, who: Owner | Operator, q: ListDeliveriesInput): ListDeliveriesResult<WebhookDeliveryWire | OperatorDelivery> {
+export function listDeliveries(s: WebhookServices, who: Owner, q: ListDeliveriesInput): Promise<ListDeliveriesResult>;
+export function listDeliveries(s: WebhookServices, who: Operator, q: ListDeliveriesInput): Promise<ListDeliveriesResult<OperatorDelivery>>;
+export async function listDeliveries(s: WebhookServices, who: Owner | Operator, q: ListDeliveriesInput): Promise<ListDeliveriesResult<WebhookDeliveryWire | OperatorDelivery>> {
   // An owner's account and mode are fixed; the operator's are an optional filter.
   const { accountId, mode } = who;
   let beforeSeq: number | undefined;
   if (q.startingAfter !== undefined) {
-    const cursor = s.deliveries.seqOf(q.startingAfter, accountId, mode);
+    const cursor = await s.deliveries.seqOf(q.startingAfter, accountId, mode);
     if (cursor === null) throw invalidParam('starting_after', `starting_after ${q.startingAfter} is not a webhook delivery of this account.`);
     beforeSeq = cursor;
   }
   // One row more than asked tells whether another page exists.
-  const rows = s.deliveries.list({ accountId, mode, status: q.status, beforeSeq }, q.limit + 1);
+  const rows = await s.deliveries.list({ accountId, mode, status: q.status, beforeSeq }, q.limit + 1);
   const page = rows.slice(0, q.limit);
   const deliveries =
     'operator' in who

@@ -16,10 +16,10 @@ export interface ListEventsResult {
   hasMore: boolean;
 }
 
-export function listEvents(s: WebhookServices, owner: Owner, input: ListEventsInput): ListEventsResult {
+export async function listEvents(s: WebhookServices, owner: Owner, input: ListEventsInput): Promise<ListEventsResult> {
   let before = Number.MAX_SAFE_INTEGER;
   if (input.startingAfter !== undefined) {
-    const cursor = s.events.seqOf(input.startingAfter, owner.accountId, owner.mode);
+    const cursor = await s.events.seqOf(input.startingAfter, owner.accountId, owner.mode);
     if (cursor === null)
       throw new AppError('request.invalid_param', `starting_after ${input.startingAfter} is not an event of this account`, {
         param: 'starting_after',
@@ -27,7 +27,7 @@ export function listEvents(s: WebhookServices, owner: Owner, input: ListEventsIn
     before = cursor;
   }
   // One row more than asked tells whether another page exists.
-  const rows = s.events.listPayloads(owner.accountId, owner.mode, before, input.limit + 1);
+  const rows = await s.events.listPayloads(owner.accountId, owner.mode, before, input.limit + 1);
   const hasMore = rows.length > input.limit;
   return { events: rows.slice(0, input.limit).map((p) => JSON.parse(p) as EventEnvelope), hasMore };
 }

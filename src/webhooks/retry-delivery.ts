@@ -8,10 +8,10 @@ import { newId } from '../domain/ids';
 import { toDeliveryWire, type WebhookDeliveryWire } from './delivery-wire';
 import type { WebhookServices } from './services';
 
-export function retryDelivery(s: WebhookServices, owner: Owner, { id: deliveryId }: { id: string }): { delivery: WebhookDeliveryWire } {
+export async function retryDelivery(s: WebhookServices, owner: Owner, { id: deliveryId }: { id: string }): Promise<{ delivery: WebhookDeliveryWire }> {
   const now = (s.now ?? Date.now)();
   const id = newId('whd');
-  const outcome = s.deliveries.queueRetry({ id, deliveryId, accountId: owner.accountId, mode: owner.mode, now });
+  const outcome = await s.deliveries.queueRetry({ id, deliveryId, accountId: owner.accountId, mode: owner.mode, now });
   // Another account's or mode's delivery is indistinguishable from a missing one.
   if (outcome === 'not_found') throw new AppError('webhook.not_found', `No webhook delivery ${deliveryId}`, { details: { delivery_id: deliveryId } });
   // No endpoint = no URL and no secret to sign with: refuse rather than queue a dead row.
@@ -19,5 +19,5 @@ export function retryDelivery(s: WebhookServices, owner: Owner, { id: deliveryId
     throw new AppError('webhook.no_endpoint', `No ${owner.mode} webhook endpoint is set; set one before retrying`, {
       details: { delivery_id: deliveryId, reason: 'no_endpoint' },
     });
-  return { delivery: toDeliveryWire(s.deliveries.get(id)!) };
+  return { delivery: toDeliveryWire((await s.deliveries.get(id))!) };
 }

@@ -7,13 +7,13 @@ import type { WebhookServices } from './services';
 import { newSecret } from './sign';
 
 /** No input beyond whose endpoint: the secret is always a fresh random one. */
-export function rotateSecret(s: WebhookServices, owner: Owner): { secret: string } {
+export async function rotateSecret(s: WebhookServices, owner: Owner): Promise<{ secret: string }> {
   const { accountId, mode } = owner;
-  if (!s.accounts.get(accountId)) throw new AppError('account.not_found', `No account ${accountId}`, { param: 'account' });
+  if (!(await s.accounts.get(accountId))) throw new AppError('account.not_found', `No account ${accountId}`, { param: 'account' });
   const now = (s.now ?? Date.now)();
   const secret = newSecret();
   const previousExpiresAt = now + s.config.webhooks.rotationOverlapSeconds * 1000;
-  if (!s.endpoints.rotateSecret({ accountId, mode, secret, previousExpiresAt, now }))
+  if (!(await s.endpoints.rotateSecret({ accountId, mode, secret, previousExpiresAt, now })))
     throw new AppError('webhook.not_found', `No ${mode} webhook endpoint for account ${accountId}; set one first`);
   return { secret };
 }

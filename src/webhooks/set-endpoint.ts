@@ -14,7 +14,7 @@ export interface SetEndpointResult {
 }
 
 export async function setEndpoint(s: WebhookServices, owner: Owner, input: { url: string }): Promise<SetEndpointResult> {
-  if (!s.accounts.get(owner.accountId)) throw new AppError('account.not_found', `No account ${owner.accountId}`, { param: 'account' });
+  if (!(await s.accounts.get(owner.accountId))) throw new AppError('account.not_found', `No account ${owner.accountId}`, { param: 'account' });
   // DNS first, outside any transaction: the write below stays short and synchronous.
   const url = (await assertEndpointAllowed(input.url, { mode: owner.mode, allowPrivateUrls: s.config.webhooks.allowPrivateUrls }, s.lookup)).href;
   const now = (s.now ?? Date.now)();

@@ -5,20 +5,20 @@
 // scripted watcher, which reports only what it is asked to follow.
 import { describe, expect, it } from 'vitest';
 import type { Core } from '../../src/compose';
-import { eventTypesOf, pendingIntent, scriptedCores, until } from '../support/core';
+import { eventTypesOf, pendingIntent, rowOf, scriptedCores, sqliteDb, sqliteStore, until } from '../support/core';
 
 // Booted as serve boots it (runtime, chain watch, the look-back follows), without HTTP.
 const { start, stopped } = scriptedCores((core) => core.boot());
 
-const row = (core: Core, id: string) => core.services.intents.get(id)!;
+const row = (core: Core, id: string) => rowOf(core, id)!;
 const paymentsOf = (core: Core, txSignature: string) => {
-  const p = core.services.payments.findByTx('eip155:84532', txSignature);
+  const p = sqliteStore(core).repos.payments.findByTx('eip155:84532', txSignature);
   return p ? { status: p.status, reason: p.reason, intentId: p.intentId } : null;
 };
 
 describe('a closed intent keeps its recorded transaction in sight', () => {
   it('dropped, then its transaction lands (a reorg undid the drop): the intent is driven to confirmed and finalized, paid once', async () => {
-    const { core, watcher } = start();
+    const { core, watcher } = await start();
     const i = await pendingIntent(core);
     await until(() => watcher.watched.has(i.id), 'watched');
     watcher.say(i.id, 'dropped');
@@ -39,7 +39,7 @@ describe('a closed intent keeps its recorded transaction in sight', () => {
   });
 
   it('failed, then the same transaction succeeds after all: a late payment on the failed intent, recorded once', async () => {
-    const { core, watcher } = start();
+    const { core, watcher } = await start();
     const i = await pendingIntent(core);
     await until(() => watcher.watched.has(i.id), 'watched');
     watcher.say(i.id, 'failed');
@@ -57,16 +57,16 @@ describe('a closed intent keeps its recorded transaction in sight', () => {
   });
 
   it('expired with pendingAtExpiry (dropped at TTL), then a restart: followed again from the row and recorded late when it lands', async () => {
-    const first = start();
+    const first = await start();
     const i = await pendingIntent(first.core);
     await until(() => first.watcher.watched.has(i.id), 'watched');
-    await first.core.runtime.write((tx) => tx.apply(tx.get(i.id)!, { type: 'EXPIRE', at: tx.now }, 'throw'));
+    await first.core.runtime.write(async (tx) => tx.apply((await tx.get(i.id))!, { type: 'EXPIRE', at: tx.now }, 'throw'));
     first.watcher.say(i.id, 'dropped');
     await until(() => row(first.core, i.id).state === 'expired', 'expired');
     await first.core.stop();
     stopped(first.core);
 
-    const second = start(first.path);
+    const second = await start(first.path);
     await until(() => second.watcher.watched.get(i.id)?.txSignature === i.txSignature, 'followed after the restart');
     second.watcher.say(i.id, 'finalized');
     await until(() => row(second.core, i.id).latePayment, 'latePayment');
@@ -76,21 +76,21 @@ describe('a closed intent keeps its recorded transaction in sight', () => {
   });
 
   it('past the look-back it is no longer followed', async () => {
-    const { core, watcher } = start();
+    const { core, watcher } = await start();
     const i = await pendingIntent(core);
     await until(() => watcher.watched.has(i.id), 'watched');
     watcher.say(i.id, 'failed');
     await until(() => row(core, i.id).state === 'failed', 'failed');
     expect(watcher.watched.has(i.id)).toBe(true);
     // The look-back (detection.lookbackSeconds, a week here) runs out: the scan drops it.
-    const admin = core.db.sqlite;
+    const admin = sqliteDb(core).sqlite;
     admin.query('UPDATE intents SET updated_at = ? WHERE id = ?').run(Date.now() - 604_800_001, i.id);
-    core.runtime.resync();
+    await core.runtime.resync();
     expect(watcher.watched.has(i.id)).toBe(true);
     console.log('before stop', row(core, i.id).updatedAt); // its follow keeps the look-back it was given...
     await core.stop();
     stopped(core);
-    const again = start(core.config.db);
+    const again = await start(core.config.db);
     // ...and after a restart, the row says it closed more than a look-back ago: not followed.
     expect(again.watcher.watched.has(i.id)).toBe(false);
   });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FoundTransfer } from '../../src/chains/types';
 import { createCore, type Core } from '../../src/compose';
+import { sqliteDb } from '../support/core';
 import { validate } from '../../src/config';
 import { DEFAULT_CONFIG } from '../../src/config.types';
 import { recordFoundTransfer } from '../../src/intents/record-found-transfer';
@@ -46,11 +47,11 @@ const transfer = (over: Partial<FoundTransfer> = {}): FoundTransfer => ({
   ...over,
 });
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'payforge-found-'));
-  core = createCore(validate({ ...structuredClone(DEFAULT_CONFIG), db: join(dir, 'p.db'), logLevel: 'error' }));
-  const acct = createAccount(core.db, { name: 'm', plan: 'pro' });
-  key = createApiKey(core.db, { accountId: acct.id, mode: 'test' }).key;
+  core = await createCore(validate({ ...structuredClone(DEFAULT_CONFIG), db: join(dir, 'p.db'), logLevel: 'error' }));
+  const acct = createAccount(sqliteDb(core), { name: 'm', plan: 'pro' });
+  key = createApiKey(sqliteDb(core), { accountId: acct.id, mode: 'test' }).key;
 });
 afterEach(async () => {
   await core.stop();
@@ -61,8 +62,8 @@ describe('recordFoundTransfer', () => {
   it("finds an intent's own transaction after the watcher finalized it: matched, nothing moves", async () => {
     const intent = (await call('POST', '/v1/intents', { chain: 'eip155:84532', token: 'USDC', amount: '3', requestor: REQUESTOR })).body.intent;
     const tx = transfer().txSignature;
-    await core.runtime.write((w) => {
-      const pending = w.apply(w.get(intent.id)!, { type: 'SUBMIT', at: w.now, txSignature: tx }, 'throw', { fulfiller: PAYER })!;
+    await core.runtime.write(async (w) => {
+      const pending = (await w.apply((await w.get(intent.id))!, { type: 'SUBMIT', at: w.now, txSignature: tx }, 'throw', { fulfiller: PAYER }))!;
       return w.apply(pending, { type: 'CHAIN_FINALIZED', at: w.now, txSignature: tx }, 'throw');
     });
     const before = (await call('GET', `/v1/intents/${intent.id}`)).body.intent;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FoundTransfer } from '../../src/chains/types';
 import { createCore, type Core } from '../../src/compose';
+import { sqliteDb } from '../support/core';
 import { validate } from '../../src/config';
 import { DEFAULT_CONFIG } from '../../src/config.types';
 import { recordFoundTransfer } from '../../src/intents/record-found-transfer';
@@ -41,10 +42,10 @@ beforeAll(() => {
 });
 afterAll(async () => void (await provider.stop(true)));
 
-beforeEach(() => {
+beforeEach(async () => {
   providerDown = false;
   dir = mkdtempSync(join(tmpdir(), 'payforge-screen-found-'));
-  core = createCore(
+  core = await createCore(
     validate({
       ...structuredClone(DEFAULT_CONFIG),
       db: join(dir, 'p.db'),
@@ -52,8 +53,8 @@ beforeEach(() => {
       screening: { extraAddresses: [LISTED], extraAddressesFile: null, listDir: null, provider: { url: `http://127.0.0.1:${provider.port}`, apiKey: 'k', timeoutMs: 2000 } },
     }),
   );
-  const acct = createAccount(core.db, { name: 'm', plan: 'pro' });
-  key = createApiKey(core.db, { accountId: acct.id, mode: 'test' }).key;
+  const acct = createAccount(sqliteDb(core), { name: 'm', plan: 'pro' });
+  key = createApiKey(sqliteDb(core), { accountId: acct.id, mode: 'test' }).key;
 });
 afterEach(async () => {
   await core.stop();
@@ -132,7 +133,7 @@ describe('screening the sender of a transfer found on chain', () => {
     const intent = await createIntent();
     const ft = transfer(LISTED);
     // As if submit had recorded it before the address was listed: the intent is pending with it.
-    await core.runtime.write((w) => w.apply(w.get(intent.id)!, { type: 'SUBMIT', at: w.now, txSignature: ft.txSignature }, 'throw', { fulfiller: LISTED }));
+    await core.runtime.write(async (w) => w.apply((await w.get(intent.id))!, { type: 'SUBMIT', at: w.now, txSignature: ft.txSignature }, 'throw', { fulfiller: LISTED }));
     const r = await recordFoundTransfer(core.services, ft);
     expect(r.payment).toMatchObject({ status: 'matched', intentId: intent.id });
     expect((await call('GET', `/v1/intents/${intent.id}`)).body.intent.state).toBe('confirmed');

@@ -1,8 +1,11 @@
 // Group commit on a real SQLite file: concurrent writes share a transaction, a failing write
 // rolls back only itself, and nothing resolves before COMMIT.
 import { Database } from 'bun:sqlite';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGroupCommitter, type GroupCommitter } from '../../src/store/group-commit';
+import { createGroupCommitter, WriteAwaitedIoError, type GroupCommitter } from '../../src/store/group-commit';
+import { openSqliteStore } from '../../src/store/store';
+import { statesTagged } from '../../machines/judge';
 import { tempDb, type TempDb } from '../support/db';
 
 let t: TempDb;
@@ -105,5 +108,83 @@ describe('group commit', () => {
       throw new Error('no');
     })).toThrow('no');
     expect(committedIds()).toEqual(['e1']);
+  });
+
+  it('async write functions that await only synchronous work share one batch, in order, each in its savepoint', async () => {
+    const order: string[] = [];
+    const settled = await Promise.allSettled([
+      gc.write(async () => {
+        await Promise.resolve(insertAccount('f1'));
+        order.push('f1');
+        return 1;
+      }),
+      gc.write(async () => {
+        insertAccount('f2');
+        await Promise.resolve();
+        throw new Error('f2 fails after its insert');
+      }),
+      gc.write(async () => (order.push('f3'), insertAccount('f3'), 3)),
+    ]);
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason)))).toEqual([1, 'Error: f2 fails after its insert', 3]);
+    expect(order).toEqual(['f1', 'f3']);
+    expect(committedIds()).toEqual(['f1', 'f3']);
+    expect(gc.stats().batches).toBe(1);
+  });
+
+  it('a write function still waiting when the event loop turns (it awaited I/O) is rolled back and rejected; the batch commits the rest', async () => {
+    const logged: string[] = [];
+    const guarded = createGroupCommitter(t.db.sqlite, 512, null, (_level, msg) => logged.push(msg));
+    const settled = await Promise.allSettled([
+      guarded.write(() => insertAccount('g1')),
+      guarded.write(async () => {
+        insertAccount('g-slow');
+        await new Promise((r) => setTimeout(r, 5));
+        return 'too late';
+      }),
+      guarded.write(() => insertAccount('g2')),
+    ]);
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[1] as PromiseRejectedResult).reason).toBeInstanceOf(WriteAwaitedIoError);
+    expect(logged).toEqual(['write rolled back: it awaited I/O inside its transaction']);
+    expect(committedIds()).toEqual(['g1', 'g2']);
+    expect(guarded.busy()).toBe(false);
+  });
+
+  it('writeNow refuses to run while a batch is open', async () => {
+    let inside: unknown = null;
+    await gc.write(async () => {
+      await Promise.resolve();
+      try {
+        gc.writeNow(() => insertAccount('h1'));
+      } catch (e) {
+        inside = e;
+      }
+    });
+    expect(String(inside)).toMatch(/inside an open group-commit batch/);
+    expect(committedIds()).toEqual([]);
+  });
+});
+
+describe('Store.transact on SQLite', () => {
+  it('the repositories handed to a write refuse to run once the write is over (a late continuation writes nothing)', async () => {
+    const store = openSqliteStore(join(t.dir, 'store.db'), { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log: () => {} });
+    try {
+      let late: Promise<unknown> | null = null;
+      const p = store.transact(async (r) => {
+        late = (async () => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return r.accounts.create({ name: 'late' });
+        })();
+        await late;
+      });
+      await expect(p).rejects.toBeInstanceOf(WriteAwaitedIoError);
+      await expect(late).rejects.toThrow(/accounts\.create: used after its write ended/);
+      expect(store.repos.accounts.list()).toEqual([]);
+      // The next write goes through as usual.
+      const a = await store.transact(async (r) => r.accounts.create({ name: 'next' }));
+      expect(store.repos.accounts.list().map((x) => x.id)).toEqual([a.id]);
+    } finally {
+      await store.close();
+    }
   });
 });

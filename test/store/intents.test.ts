@@ -1,13 +1,13 @@
 // The intents repository on a real SQLite file with the real migrations.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createIntentRepo, type IntentRepo } from '../../src/store/intents';
+import { createIntentRepo } from '../../src/store/intents';
 import { createDetectionRepo } from '../../src/store/detection';
 import { INTENT_STATES } from '../../src/domain/intent';
 import { statesTagged } from '../../machines/judge';
 import { storedIntent, tempDb, type TempDb } from '../support/db';
 
 let t: TempDb;
-let repo: IntentRepo;
+let repo: ReturnType<typeof createIntentRepo>;
 beforeEach(() => {
   t = tempDb();
   repo = createIntentRepo(t.db.sqlite, { live: statesTagged('live') });

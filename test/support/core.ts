@@ -8,6 +8,8 @@ import { createEvmAdapter } from '../../src/chains/evm/adapter';
 import type { ChainObservation, WatchItem } from '../../src/chains/types';
 import type { Tx } from '../../src/actors/runtime';
 import type { StoredIntent } from '../../src/store/intents';
+import type { Db } from '../../src/store/db';
+import { sqliteOf, type SqliteStore } from '../../src/store/store';
 import { afterEach } from 'vitest';
 import { storedIntent, tempDb, type TempDb } from './db';
 
@@ -64,7 +66,7 @@ export function scriptedWatcher(): { watcher: ScriptedWatcher; adapter: NonNulla
 }
 
 /** A core on `dbPath` (its RPC upstream is never called: the watcher is scripted, detection is off). */
-export function scriptedCore(dbPath: string): { core: Core; watcher: ScriptedWatcher } {
+export async function scriptedCore(dbPath: string): Promise<{ core: Core; watcher: ScriptedWatcher }> {
   const { watcher, adapter } = scriptedWatcher();
   const config = validate({
     ...structuredClone(DEFAULT_CONFIG),
@@ -72,7 +74,7 @@ export function scriptedCore(dbPath: string): { core: Core; watcher: ScriptedWat
     logLevel: 'error',
     networks: { [CHAIN]: { rpc: ['http://127.0.0.1:9'] } },
   });
-  const core = createCore(config, { adapters: { evm: adapter } });
+  const core = await createCore(config, { adapters: { evm: adapter } });
   return { core, watcher };
 }
 
@@ -80,21 +82,33 @@ export function scriptedCore(dbPath: string): { core: Core; watcher: ScriptedWat
 export async function pendingIntent(core: Core, over: Partial<StoredIntent> = {}, submit = true): Promise<StoredIntent> {
   const now = Date.now();
   const { state: _s, snapshot: _n, machineVersion: _m, ...fields } = storedIntent({ createdAt: now, updatedAt: now, expiresAt: now + 600_000, ...over });
-  return core.runtime.write((tx: Tx) => {
-    const row = tx.insert(fields);
+  return core.runtime.write(async (tx: Tx) => {
+    const row = await tx.insert(fields);
     if (!submit) return row;
     const txSignature = `0x${crypto.randomUUID().replaceAll('-', '').padEnd(64, '0')}`;
-    return tx.apply(row, { type: 'SUBMIT', at: tx.now, txSignature }, 'throw', {
+    return (await tx.apply(row, { type: 'SUBMIT', at: tx.now, txSignature }, 'throw', {
       // Bytes to rebroadcast while pending (the scripted watcher never sends them).
       signedTransaction: 'c2lnbmVkIGJ5dGVz',
       watchData: { from: '0x2222222222222222222222222222222222222222', nonce: 0, sinceBlock: 0 },
-    })!;
+    }))!;
   });
 }
 
+/** The SQLite store under a core (these tests run on SQLite: they read and fault it directly). */
+export function sqliteStore(core: Core): SqliteStore {
+  const s = sqliteOf(core.store);
+  if (!s) throw new Error('this test needs a SQLite store');
+  return s;
+}
+
+export const sqliteDb = (core: Core): Db => sqliteStore(core).db;
+
+/** An intent's row as committed, read synchronously (SQLite). */
+export const rowOf = (core: Core, id: string): StoredIntent | null => sqliteStore(core).repos.intents.get(id);
+
 /** Event types recorded for an intent, oldest first (what webhooks deliver). */
 export function eventTypesOf(core: Core, intentId: string): string[] {
-  return core.db.sqlite
+  return sqliteDb(core).sqlite
     .query<{ type: string }, [string]>('SELECT type FROM events WHERE intent_id = ? ORDER BY seq')
     .all(intentId)
     .map((r) => r.type);
@@ -117,7 +131,7 @@ export async function until<T>(check: () => T | null | undefined | false, what: 
  * stopped, and every file removed, after each test. `stopped(core)` is for a test that stops one
  * itself (a restart).
  */
-export function scriptedCores(begin: (core: Core) => void) {
+export function scriptedCores(begin: (core: Core) => unknown) {
   let dbs: TempDb[] = [];
   let cores: Core[] = [];
   afterEach(async () => {
@@ -127,7 +141,7 @@ export function scriptedCores(begin: (core: Core) => void) {
     dbs = [];
   });
   return {
-    start(path?: string): { core: Core; watcher: ScriptedWatcher; path: string } {
+    async start(path?: string): Promise<{ core: Core; watcher: ScriptedWatcher; path: string }> {
       let p = path;
       if (!p) {
         const d = tempDb();
@@ -135,9 +149,9 @@ export function scriptedCores(begin: (core: Core) => void) {
         dbs.push(d);
         p = d.path;
       }
-      const { core, watcher } = scriptedCore(p);
+      const { core, watcher } = await scriptedCore(p);
       cores.push(core);
-      begin(core);
+      await begin(core);
       return { core, watcher, path: p };
     },
     stopped(core: Core): void {

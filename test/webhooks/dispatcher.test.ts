@@ -11,7 +11,7 @@ import { rotateSecret } from '../../src/webhooks/rotate-secret';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import type { Lookup } from '../../src/webhooks/url-policy';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver';
-import { createAccount, deliveryRow, emit, insertDelivery, insertEvent, putEndpoint, tempDb, testConfig, until, services } from './factory';
+import { createAccount, deliveryRow, dispatchDeps, emit, insertDelivery, insertEvent, putEndpoint, tempDb, testConfig, until, services } from './factory';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -22,7 +22,7 @@ function world(webhooks: Partial<Config['webhooks']> = {}, deps: Partial<Dispatc
   const db = tempDb();
   const rx = startReceiver();
   const config = testConfig(webhooks);
-  const dispatcher = createDispatcher({ db, config, ...deps });
+  const dispatcher = createDispatcher({ ...dispatchDeps(db, config), ...deps });
   cleanups.push(() => db.dispose(), () => rx.close(), () => dispatcher.stop());
   return { db, rx, config, dispatcher };
 }
@@ -156,7 +156,7 @@ describe('dispatcher', () => {
     const ev = emit(db, { accountId: acct, mode: 'test' });
     dispatcher.start();
     await rx.waitFor(1);
-    rotated = rotateSecret(services(db, config), { accountId: acct, mode: 'test' }).secret;
+    rotated = (await rotateSecret(services(db, config), { accountId: acct, mode: 'test' })).secret;
     const [first, second] = await rx.waitFor(2);
 
     expect(first!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
@@ -278,7 +278,7 @@ describe('dispatcher', () => {
     await rx.waitFor(1);
     await dispatcher.stop();
     expect(deliveryRow(db, ev.deliveryId)).toMatchObject({ status: 'pending', attemptCount: 0, leaseUntil: null });
-    const next: Dispatcher = createDispatcher({ db, config });
+    const next: Dispatcher = createDispatcher(dispatchDeps(db, config));
     cleanups.push(() => next.stop());
     next.start();
     const row = await until(() => deliveryRow(db, ev.deliveryId), (r) => r.status === 'delivered');

@@ -109,7 +109,7 @@ describe('rotateSecret', () => {
   it('issues a new secret and keeps the previous one for the overlap', async () => {
     const { secret: old } = await setEndpoint(services(db, cfg), { accountId: acct, mode: 'test' }, { url: rx.url() });
     const now = 1_800_000_000_000;
-    const { secret } = rotateSecret(services(db, testConfig({ rotationOverlapSeconds: 3600 }), { now: () => now }), { accountId: acct, mode: 'test' });
+    const { secret } = await rotateSecret(services(db, testConfig({ rotationOverlapSeconds: 3600 }), { now: () => now }), { accountId: acct, mode: 'test' });
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(old);
     const row = db.sqlite
@@ -122,9 +122,9 @@ describe('rotateSecret', () => {
     expect((await setEndpoint(services(db, cfg), { accountId: acct, mode: 'test' }, { url: rx.url('/c') })).secret).toBe(secret);
   });
 
-  it('refuses when no endpoint is set, and for an unknown account', () => {
-    expect(() => rotateSecret(services(db, cfg), { accountId: acct, mode: 'live' })).toThrow(expect.objectContaining({ code: 'webhook.not_found' }));
-    expect(() => rotateSecret(services(db, cfg), { accountId: 'acct_x', mode: 'live' })).toThrow(expect.objectContaining({ code: 'account.not_found' }));
+  it('refuses when no endpoint is set, and for an unknown account', async () => {
+    await expect(rotateSecret(services(db, cfg), { accountId: acct, mode: 'live' })).rejects.toMatchObject({ code: 'webhook.not_found' });
+    await expect(rotateSecret(services(db, cfg), { accountId: 'acct_x', mode: 'live' })).rejects.toMatchObject({ code: 'account.not_found' });
   });
 });
 

@@ -8,6 +8,8 @@ import { newId } from '../../src/domain/ids';
 import type { EventEnvelope, EventType, Mode, PaymentIntentWire } from '../../src/domain/intent';
 import { openDb, type Db } from '../../src/store/db';
 import { createRepos } from '../../src/store/repos';
+import { createDispatchStore } from '../../src/store/webhook-dispatch';
+import type { DispatcherDeps } from '../../src/webhooks/dispatcher';
 import { webhookServices, type WebhookServices } from '../../src/webhooks/services';
 import { newSecret } from '../../src/webhooks/sign';
 
@@ -22,6 +24,11 @@ export function testConfig(webhooks: Partial<Config['webhooks']> = {}): Config {
     ...DEFAULT_CONFIG,
     webhooks: { ...DEFAULT_CONFIG.webhooks, pollIntervalMs: 20, timeoutMs: 2000, leaseMs: 5000, ...webhooks },
   };
+}
+
+/** What a dispatcher on this database is handed (as compose.ts builds it from the Store). */
+export function dispatchDeps(db: Db, config: Config): DispatcherDeps {
+  return { dispatch: createDispatchStore(db), durable: () => db.durable(), config };
 }
 
 /** What the webhook verbs are handed, on this database; `extra` pins the clock or the DNS. */

@@ -9,7 +9,7 @@ import { listEvents } from '../../src/webhooks/list-events';
 import { retryDelivery } from '../../src/webhooks/retry-delivery';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { createAccount, deliveryRow, emit, tempDb, testConfig, until, services } from './factory';
+import { createAccount, deliveryRow, dispatchDeps, emit, tempDb, testConfig, until, services } from './factory';
 
 const config = testConfig({ retryScheduleSeconds: [] });
 let db: ReturnType<typeof tempDb>;
@@ -32,9 +32,9 @@ afterEach(async () => {
 });
 
 const isoMs = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const code = (f: () => unknown): string => {
+const code = async (f: () => unknown): Promise<string> => {
   try {
-    f();
+    await f();
   } catch (e) {
     expect(e).toBeInstanceOf(AppError);
     return (e as AppError).code;
@@ -47,19 +47,19 @@ describe('listDeliveries', () => {
     const mine = Array.from({ length: 5 }, () => emit(db, { accountId: a, mode: 'test' }));
     emit(db, { accountId: a, mode: 'live' });
     emit(db, { accountId: b, mode: 'test' });
-    const list = listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries;
+    const list = (await listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 })).deliveries;
     expect(list.map((d) => d.id)).toEqual(mine.map((m) => m.deliveryId).reverse());
     expect(list.map((d) => d.eventId)).toEqual(mine.map((m) => m.eventId).reverse());
-    expect(listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 2 }).deliveries.map((d) => d.id)).toEqual([mine[4]!.deliveryId, mine[3]!.deliveryId]);
-    expect(listDeliveries(services(db), { accountId: a, mode: 'live' }, { limit: 20 }).deliveries).toHaveLength(1);
-    expect(listDeliveries(services(db), { accountId: b, mode: 'live' }, { limit: 20 }).deliveries).toHaveLength(0);
+    expect((await listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 2 })).deliveries.map((d) => d.id)).toEqual([mine[4]!.deliveryId, mine[3]!.deliveryId]);
+    expect((await listDeliveries(services(db), { accountId: a, mode: 'live' }, { limit: 20 })).deliveries).toHaveLength(1);
+    expect((await listDeliveries(services(db), { accountId: b, mode: 'live' }, { limit: 20 })).deliveries).toHaveLength(0);
     // Pages: starting_after a delivery id, hasMore while older ones remain.
-    const p1 = listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 3 });
+    const p1 = (await listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 3 }));
     expect(p1.hasMore).toBe(true);
-    const p2 = listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 3, startingAfter: p1.deliveries.at(-1)!.id });
+    const p2 = (await listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 3, startingAfter: p1.deliveries.at(-1)!.id }));
     expect(p2.hasMore).toBe(false);
     expect([...p1.deliveries, ...p2.deliveries].map((d) => d.id)).toEqual(mine.map((m) => m.deliveryId).reverse());
-    expect(code(() => listDeliveries(services(db), { accountId: b, mode: 'test' }, { limit: 3, startingAfter: mine[0]!.deliveryId }))).toBe('request.invalid_param');
+    expect(await code(async () => (await listDeliveries(services(db), { accountId: b, mode: 'test' }, { limit: 3, startingAfter: mine[0]!.deliveryId })))).toBe('request.invalid_param');
     const d = list[0]!;
     expect(d).toEqual({
       id: mine[4]!.deliveryId, eventId: mine[4]!.eventId, url: rx.url(`/${a}/test`), status: 'pending', responseStatus: null,
@@ -72,11 +72,11 @@ describe('listDeliveries', () => {
     rx.setHandler((r) => ({ status: r.body.includes('intent.failed') ? 500 : 200 }));
     const ok = emit(db, { accountId: a, mode: 'test' });
     const bad = emit(db, { accountId: a, mode: 'test', type: 'intent.failed' });
-    const dispatcher = createDispatcher({ db, config });
+    const dispatcher = createDispatcher(dispatchDeps(db, config));
     dispatcher.start();
     await until(() => [deliveryRow(db, ok.deliveryId), deliveryRow(db, bad.deliveryId)], (rs) => rs.every((r) => r.status !== 'pending'));
     await dispatcher.stop();
-    const [failed, delivered] = listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries;
+    const [failed, delivered] = (await listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 })).deliveries;
     expect(delivered).toMatchObject({ status: 'delivered', responseStatus: 200, attemptCount: 1, failedAt: null, nextAttemptAt: null });
     expect(delivered!.deliveredAt).toMatch(isoMs);
     expect(delivered!.lastAttemptedAt).toBe(delivered!.deliveredAt);
@@ -89,12 +89,12 @@ describe('retryDelivery', () => {
   it("queues a new delivery of the same event to the current endpoint URL, sent at once, keeping the original", async () => {
     rx.queue({ status: 500 });
     const ev = emit(db, { accountId: a, mode: 'test' });
-    const dispatcher = createDispatcher({ db, config });
+    const dispatcher = createDispatcher(dispatchDeps(db, config));
     dispatcher.start();
     await until(() => deliveryRow(db, ev.deliveryId), (r) => r.status === 'failed');
     await setEndpoint(services(db, config), { accountId: a, mode: 'test' }, { url: rx.url('/moved') });
 
-    const replay = retryDelivery(services(db), { accountId: a, mode: 'test' }, { id: ev.deliveryId });
+    const replay = (await retryDelivery(services(db), { accountId: a, mode: 'test' }, { id: ev.deliveryId }));
     expect(replay.delivery).toMatchObject({ eventId: ev.eventId, url: rx.url('/moved'), status: 'pending', attemptCount: 0 });
     expect(replay.delivery.id).toMatch(/^whd_[0-9A-Za-z]{24}$/);
     expect(replay.delivery.id).not.toBe(ev.deliveryId);
@@ -105,50 +105,50 @@ describe('retryDelivery', () => {
     await until(() => deliveryRow(db, replay.delivery.id), (r) => r.status === 'delivered');
     await dispatcher.stop();
     expect(deliveryRow(db, ev.deliveryId)).toMatchObject({ status: 'failed', attemptCount: 1 });
-    expect(listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries.map((d) => d.id)).toEqual([replay.delivery.id, ev.deliveryId]);
+    expect((await listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 })).deliveries.map((d) => d.id)).toEqual([replay.delivery.id, ev.deliveryId]);
   });
 
-  it("answers webhook.not_found for another account's or mode's delivery, or an unknown id", () => {
+  it("answers webhook.not_found for another account's or mode's delivery, or an unknown id", async () => {
     const ev = emit(db, { accountId: a, mode: 'test' });
-    expect(code(() => retryDelivery(services(db), { accountId: b, mode: 'test' }, { id: ev.deliveryId }))).toBe('webhook.not_found');
-    expect(code(() => retryDelivery(services(db), { accountId: a, mode: 'live' }, { id: ev.deliveryId }))).toBe('webhook.not_found');
-    expect(code(() => retryDelivery(services(db), { accountId: a, mode: 'test' }, { id: 'whd_nope' }))).toBe('webhook.not_found');
-    expect(listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries).toHaveLength(1);
+    expect(await code(async () => (await retryDelivery(services(db), { accountId: b, mode: 'test' }, { id: ev.deliveryId })))).toBe('webhook.not_found');
+    expect(await code(async () => (await retryDelivery(services(db), { accountId: a, mode: 'live' }, { id: ev.deliveryId })))).toBe('webhook.not_found');
+    expect(await code(async () => (await retryDelivery(services(db), { accountId: a, mode: 'test' }, { id: 'whd_nope' })))).toBe('webhook.not_found');
+    expect((await listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 })).deliveries).toHaveLength(1);
   });
 
-  it('refuses with webhook.invalid_endpoint when the mode no longer has an endpoint', () => {
+  it('refuses with webhook.invalid_endpoint when the mode no longer has an endpoint', async () => {
     const ev = emit(db, { accountId: a, mode: 'test' });
     db.sqlite.query('DELETE FROM webhook_endpoints WHERE account_id = ? AND mode = ?').run(a, 'test');
-    expect(code(() => retryDelivery(services(db), { accountId: a, mode: 'test' }, { id: ev.deliveryId }))).toBe('webhook.no_endpoint');
-    expect(listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 }).deliveries).toHaveLength(1);
+    expect(await code(async () => (await retryDelivery(services(db), { accountId: a, mode: 'test' }, { id: ev.deliveryId })))).toBe('webhook.no_endpoint');
+    expect((await listDeliveries(services(db), { accountId: a, mode: 'test' }, { limit: 20 })).deliveries).toHaveLength(1);
   });
 });
 
 describe('events', () => {
-  it('lists envelopes newest first and pages with starting_after / hasMore', () => {
+  it('lists envelopes newest first and pages with starting_after / hasMore', async () => {
     const evs = Array.from({ length: 7 }, () => emit(db, { accountId: a, mode: 'test' }));
     emit(db, { accountId: b, mode: 'test' });
     emit(db, { accountId: a, mode: 'live' });
     const newest = evs.map((e) => e.eventId).reverse();
-    const p1 = listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 3 });
+    const p1 = (await listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 3 }));
     expect(p1.events.map((e) => e.eventId)).toEqual(newest.slice(0, 3));
     expect(p1.hasMore).toBe(true);
     expect(p1.events[0]).toEqual(evs[6]!.envelope);
-    const p2 = listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 3, startingAfter: p1.events[2]!.eventId });
+    const p2 = (await listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 3, startingAfter: p1.events[2]!.eventId }));
     expect(p2.events.map((e) => e.eventId)).toEqual(newest.slice(3, 6));
     expect(p2.hasMore).toBe(true);
-    const p3 = listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 3, startingAfter: p2.events[2]!.eventId });
+    const p3 = (await listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 3, startingAfter: p2.events[2]!.eventId }));
     expect(p3).toEqual({ events: [evs[0]!.envelope], hasMore: false });
-    expect(listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 7 }).hasMore).toBe(false);
-    expect(listEvents(services(db), { accountId: a, mode: 'live' }, { limit: 100 }).events).toHaveLength(1);
+    expect((await listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 7 })).hasMore).toBe(false);
+    expect((await listEvents(services(db), { accountId: a, mode: 'live' }, { limit: 100 })).events).toHaveLength(1);
   });
 
-  it('refuses a starting_after that is not an event of this account and mode', () => {
+  it('refuses a starting_after that is not an event of this account and mode', async () => {
     const theirs = emit(db, { accountId: b, mode: 'test' });
     const mineLive = emit(db, { accountId: a, mode: 'live' });
     for (const id of [theirs.eventId, mineLive.eventId, 'evt_unknown']) {
       try {
-        listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 10, startingAfter: id });
+        (await listEvents(services(db), { accountId: a, mode: 'test' }, { limit: 10, startingAfter: id }));
         throw new Error('expected a refusal');
       } catch (e) {
         expect(e).toMatchObject({ code: 'request.invalid_param', param: 'starting_after' });
@@ -156,11 +156,11 @@ describe('events', () => {
     }
   });
 
-  it('gets one envelope, and answers event.not_found across accounts and modes', () => {
+  it('gets one envelope, and answers event.not_found across accounts and modes', async () => {
     const ev = emit(db, { accountId: a, mode: 'test', type: 'intent.confirmed' });
-    expect(getEvent(services(db), { accountId: a, mode: 'test' }, { id: ev.eventId })).toEqual(ev.envelope);
-    expect(code(() => getEvent(services(db), { accountId: b, mode: 'test' }, { id: ev.eventId }))).toBe('event.not_found');
-    expect(code(() => getEvent(services(db), { accountId: a, mode: 'live' }, { id: ev.eventId }))).toBe('event.not_found');
-    expect(code(() => getEvent(services(db), { accountId: a, mode: 'test' }, { id: 'evt_nope' }))).toBe('event.not_found');
+    expect((await getEvent(services(db), { accountId: a, mode: 'test' }, { id: ev.eventId }))).toEqual(ev.envelope);
+    expect(await code(async () => (await getEvent(services(db), { accountId: b, mode: 'test' }, { id: ev.eventId })))).toBe('event.not_found');
+    expect(await code(async () => (await getEvent(services(db), { accountId: a, mode: 'live' }, { id: ev.eventId })))).toBe('event.not_found');
+    expect(await code(async () => (await getEvent(services(db), { accountId: a, mode: 'test' }, { id: 'evt_nope' })))).toBe('event.not_found');
   });
 });

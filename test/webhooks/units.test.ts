@@ -3,7 +3,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.types';
 import { MAX_SPAN_MS, nextAttemptAt } from '../../src/webhooks/backoff';
 import { createDispatchStore } from '../../src/store/webhook-dispatch';
-import { createClaimer } from '../../src/webhooks/claim';
 import { pfSignature, signHeaders, standardSignature } from '../../src/webhooks/sign';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -74,7 +73,7 @@ describe('claim and record', () => {
     rows(rx.url('/a'), 20, acct, now - 5000);
     rows(rx.url('/b'), 3, acct, now - 10);
     rows(rx.url('/c'), 2, acct, now + 60_000); // not due
-    const claim = createClaimer(createDispatchStore(db));
+    const { claim } = createDispatchStore(db);
     const first = claim({ now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map(), deep: true });
     const count = (u: string, rs: Array<{ url: string }>) => rs.filter((r) => r.url === rx.url(u)).length;
     expect([count('/a', first), count('/b', first), count('/c', first)]).toEqual([4, 3, 0]);
@@ -92,7 +91,7 @@ describe('claim and record', () => {
     const now = Date.now();
     rows(rx.url('/a'), 100, acct, now - 5000);
     rows(rx.url('/b'), 3, acct, now - 10);
-    const claim = createClaimer(createDispatchStore(db));
+    const { claim } = createDispatchStore(db);
     const args = { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map<string, number>() };
     const shallow = claim({ ...args, deep: false });
     expect(shallow.map((r) => r.url)).toEqual(Array(4).fill(rx.url('/a')));
@@ -106,7 +105,7 @@ describe('claim and record', () => {
     rows(rx.url('/a'), 100, acct, now - 5000);
     rows(rx.url('/b'), 2, acct, now - 4000); // behind /a's backlog, queued before the last look
     rows(rx.url('/c'), 2, acct, now - 10); // queued since
-    const claim = createClaimer(createDispatchStore(db));
+    const { claim } = createDispatchStore(db);
     const args = { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 4]]), deep: true };
     expect(claim({ ...args, since: now - 100 }).map((r) => r.url)).toEqual(Array(2).fill(rx.url('/c')));
     expect(claim({ ...args, since: 0 }).map((r) => r.url)).toEqual(Array(2).fill(rx.url('/b')));
@@ -115,7 +114,7 @@ describe('claim and record', () => {
   it("drops a record whose lease was taken over (fencing), so attempts are not double counted", () => {
     const acct = createAccount(db);
     const [id] = rows(rx.url('/a'), 1, acct);
-    const claim = createClaimer(createDispatchStore(db));
+    const { claim } = createDispatchStore(db);
     const now = Date.now();
     const [mine] = claim({ now, leaseUntil: now + 10, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });
     const [theirs] = claim({ now: now + 11, leaseUntil: now + 5000, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });

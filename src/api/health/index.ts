@@ -45,7 +45,7 @@ export function healthRoutes(d: ApiDeps) {
     )
     .get(
       '/metrics',
-      ({ set }) => {
+      async ({ set }) => {
         set.headers['content-type'] = 'text/plain; version=0.0.4';
         return d.metrics();
       },

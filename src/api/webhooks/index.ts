@@ -55,10 +55,10 @@ export function webhookRoutes(d: ApiDeps) {
     )
     .post(
       '/v1/webhooks/:id/retry',
-      ({ request, params, set }) => {
+      async ({ request, params, set }) => {
         const c = d.caller(request);
         requirePro(c, 'webhook_retry');
-        const r = retryDelivery(d.webhooks, c, { id: params.id });
+        const r = await retryDelivery(d.webhooks, c, { id: params.id });
         d.wakeDispatcher();
         // Status is the edge's: the replay is queued, not yet sent.
         set.status = 202;

@@ -51,8 +51,8 @@ export function createEvmDetector(network: Network, rpc: RpcPool, source: Detect
   };
 
   async function tick(): Promise<void> {
-    const receivers = source.receivers();
-    const unfinalized = source.unfinalized();
+    const receivers = await source.receivers();
+    const unfinalized = await source.unfinalized();
     if (receivers.length === 0 && unfinalized.length === 0 && held.size === 0) {
       // Nothing to watch: no RPC at all (a network nobody uses costs nothing), and a receiver
       // that appears later gets its own look back when it does.
@@ -68,7 +68,7 @@ export function createEvmDetector(network: Network, rpc: RpcPool, source: Detect
     const head = hexToNum(headO!.result);
     const finalized = finO!.ok && finO!.result ? hexToNum((finO!.result as { number: string }).number) : null;
 
-    const cursor = source.getCursor(CURSOR_KEY);
+    const cursor = await source.getCursor(CURSOR_KEY);
     // After idling (or on the very first run) nothing was watched before: start at the head.
     const from = cursor === null || idle ? head : Number(cursor) + 1;
     const to = Math.min(head, from + MAX_LOG_RANGE - 1);
@@ -83,7 +83,7 @@ export function createEvmDetector(network: Network, rpc: RpcPool, source: Detect
     known.clear();
     for (const r of receivers) known.add(keyOf(r));
     idle = false;
-    if (from <= to || cursor === null) source.setCursor(CURSOR_KEY, String(Math.max(to, from - 1)));
+    if (from <= to || cursor === null) await source.setCursor(CURSOR_KEY, String(Math.max(to, from - 1)));
 
     for (const u of unfinalized) {
       if (held.has(u.txSignature)) continue;
@@ -97,7 +97,7 @@ export function createEvmDetector(network: Network, rpc: RpcPool, source: Detect
   }
 
   /** eth_getLogs per range (one in steady state) in one batch; then each new transaction's sender, nonce and block time. */
-  async function scan(ranges: Array<{ from: number; to: number; receivers: ReturnType<DetectionSource['receivers']> }>): Promise<void> {
+  async function scan(ranges: Array<{ from: number; to: number; receivers: Awaited<ReturnType<DetectionSource['receivers']>> }>): Promise<void> {
     const calls = ranges.map(({ from, to, receivers }) => ({
       method: 'eth_getLogs',
       params: [

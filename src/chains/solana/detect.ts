@@ -74,9 +74,9 @@ export function createSolanaDetector(network: Network, rpc: RpcPool, source: Det
   }
 
   async function tick(): Promise<void> {
-    const receivers = source.receivers();
-    const refs = source.references();
-    for (const u of source.unfinalized()) {
+    const receivers = await source.receivers();
+    const refs = await source.references();
+    for (const u of await source.unfinalized()) {
       if (!held.has(u.txSignature)) held.set(u.txSignature, { ...u, chain: network.chain, references: [], landedAt: 0, commitment: 'confirmed' });
     }
     if (receivers.length === 0 && held.size === 0) return; // nothing to watch: no RPC at all
@@ -98,10 +98,12 @@ export function createSolanaDetector(network: Network, rpc: RpcPool, source: Det
     }
     refCursor = refs.length === 0 ? 0 : (refCursor + REFERENCES_PER_POLL) % refs.length;
 
+    const cursors: Array<string | null> = [];
+    for (const sc of scans) cursors.push(await source.getCursor(`sig:${sc.address}`));
     const lists = await batch<SignatureInfo[]>(
       node,
-      scans.map((sc) => {
-        const until = source.getCursor(`sig:${sc.address}`);
+      scans.map((sc, i) => {
+        const until = cursors[i];
         return ['getSignaturesForAddress', [sc.address, { commitment: 'confirmed', limit: SIGNATURES_PER_CALL, ...(until ? { until } : {}) }]];
       }),
     );
@@ -136,11 +138,11 @@ export function createSolanaDetector(network: Network, rpc: RpcPool, source: Det
       }
     }
     // Advance each address's cursor to its newest signature once everything it returned is written.
-    scans.forEach((sc, i) => {
+    for (const [i, sc] of scans.entries()) {
       const list = lists[i];
-      if (!list || list.length === 0 || list.some((s) => failed.has(s.signature))) return;
-      source.setCursor(`sig:${sc.address}`, list[0]!.signature);
-    });
+      if (!list || list.length === 0 || list.some((s) => failed.has(s.signature))) continue;
+      await source.setCursor(`sig:${sc.address}`, list[0]!.signature);
+    }
     await settle(node);
   }
 

@@ -1,0 +1,147 @@
+// The engine-neutral handle the composition root builds everything from: every repository, one
+// way to run a transaction, the durability gate, a health check and close. SQLite: one
+// connection, writes group-committed (group-commit.ts), the WAL synced off the event loop and
+// checkpointed on a worker. PostgreSQL: src/store/pg (a pool; each transact one connection).
+import { startCheckpointer, type Checkpointer } from './checkpointer';
+import { openDb, type Db } from './db';
+import type { DetectionStates } from './detection';
+import { failThisCommit } from './faults';
+import { createGroupCommitter, type GroupCommitter, type StoreLog } from './group-commit';
+import { releaseInstanceLease, renewInstanceLease, takeInstanceLease, type LeaseHolder } from './instance-lease';
+import { createSqliteRepos, type SqliteRepos, type StoreRepos } from './repos';
+import { createWalSync } from './wal-sync';
+
+export type { StoreRepos } from './repos';
+
+export interface Store {
+  engine: 'sqlite' | 'postgres';
+  /** Every repository, on the plain connection / pool. */
+  repos: StoreRepos;
+  /**
+   * One transaction. fn gets repositories bound to it (on PG: one pooled connection,
+   * BEGIN..COMMIT; on SQLite: the group committer's batch, a savepoint per write).
+   * fn may only await its TxRepos (never network I/O): on SQLite the batch is open.
+   */
+  transact<T>(fn: (tx: StoreRepos) => Promise<T>): Promise<T>;
+  /** null when every commit is durable, else a promise (SQLite WAL sync). PG: always null. */
+  durable(): Promise<void> | null;
+  /** Throws when the database cannot be reached (readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** The machine's tag sets the queries need (compose passes statesTagged(...)). */
+  states: DetectionStates;
+  log: StoreLog;
+  /**
+   * A CLI command: a short-lived connection beside a running server. SQLite opens no WAL-sync
+   * thread and no checkpoint worker; every commit syncs itself (synchronous=FULL), as it always did.
+   */
+  oneShot?: boolean;
+}
+
+/** The one serve per SQLite file (contract 14): src/actors/instance-lease.ts holds it. */
+export interface InstanceLeaseStore {
+  take(me: Omit<LeaseHolder, 'heartbeatAt'>, now: number, leaseMs: number, gone: (h: LeaseHolder) => boolean): ReturnType<typeof takeInstanceLease>;
+  /** false when another instance took the lease over. */
+  renew(instanceId: string, now: number, leaseMs: number): boolean;
+  release(instanceId: string): void;
+}
+
+/** What only SQLite has: the file's single-instance lease, commit statistics, a test fault. */
+export interface SqliteStore extends Store {
+  engine: 'sqlite';
+  repos: SqliteRepos;
+  db: Db;
+  instanceLease: InstanceLeaseStore;
+  commitStats(): { batches: number; writes: number; syncs: number };
+  /** Test-only (createCore's faults): make the COMMIT of the transaction under way fail. */
+  failThisCommit(): void;
+}
+
+export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
+
+export const sqliteOf = (store: Store): SqliteStore | null => (store.engine === 'sqlite' ? (store as SqliteStore) : null);
+
+/** Open the database `config.db` names: a postgres:// URL, else a SQLite file path or :memory:. */
+export async function openStore(config: { db: string }, opts: StoreOptions): Promise<Store> {
+  if (isPostgresUrl(config.db)) {
+    // HOOK (lane pgrepos): replace this line with `return (await import('./pg/open')).openPgStore(config.db, opts);`
+    throw new Error('PostgreSQL store: not built yet (src/store/pg)');
+  }
+  return openSqliteStore(config.db, opts);
+}
+
+/** Wrap every method of a repository so it refuses to run once its write is over (see transact). */
+function fence<R extends object>(repo: R, name: string, open: () => boolean): R {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(repo)) {
+    out[k] =
+      typeof v === 'function'
+        ? (...args: unknown[]) => {
+            if (!open()) throw new Error(`${name}.${k}: used after its write ended (outside its transaction)`);
+            return (v as (...a: unknown[]) => unknown).apply(repo, args);
+          }
+        : v;
+  }
+  return out as R;
+}
+
+export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
+  const db = openDb(path);
+  // A file database syncs its WAL off the event loop and checkpoints on a worker thread.
+  const walSync = path === ':memory:' || opts.oneShot ? null : createWalSync(path);
+  const committer: GroupCommitter = createGroupCommitter(db.sqlite, 512, walSync, opts.log);
+  db.durable = () => committer.durable();
+  const checkpointer: Checkpointer | null = walSync
+    ? startCheckpointer({ dbPath: path, sqlite: db.sqlite, committer, log: (level, msg, f) => opts.log(level, msg, f) })
+    : null;
+  const repos = createSqliteRepos(db, opts.states);
+  // Writes run one after another in the batch: the fenced repositories work only while one is in
+  // its savepoint. A write function still running after its savepoint ended (it awaited I/O and
+  // the committer gave up on it) cannot write outside any transaction.
+  let inWrite = false;
+  const isOpen = () => inWrite;
+  const txRepos = Object.fromEntries(Object.entries(repos).map(([k, r]) => [k, fence(r, k, isOpen)])) as unknown as StoreRepos;
+  const beatOutsideBatches = (fn: () => boolean) => {
+    // Never inside the group committer's open batch (it never spans a turn of the event loop; if
+    // it ever did, the heartbeat would join and share its fate): the next beat tries again.
+    if (committer.busy()) throw new Error('instance lease: a write batch is open; retry at the next beat');
+    return fn();
+  };
+  return {
+    engine: 'sqlite',
+    repos,
+    db,
+    transact<T>(fn: (tx: StoreRepos) => Promise<T>): Promise<T> {
+      return committer.write(
+        () => {
+          inWrite = true;
+          return fn(txRepos);
+        },
+        undefined,
+        () => (inWrite = false),
+      );
+    },
+    durable: () => committer.durable(),
+    async ping() {
+      db.sqlite.query('SELECT 1').get();
+    },
+    async close() {
+      await committer.flush();
+      await committer.drain();
+      await checkpointer?.stop();
+      walSync?.close();
+      db.close();
+    },
+    instanceLease: {
+      take: (me, now, leaseMs, gone) => takeInstanceLease(db.sqlite, me, now, leaseMs, gone),
+      renew: (id, now, leaseMs) => beatOutsideBatches(() => renewInstanceLease(db.sqlite, id, now, leaseMs)),
+      release: (id) => releaseInstanceLease(db.sqlite, id),
+    },
+    commitStats: () => ({ ...committer.stats(), syncs: committer.syncs() }),
+    failThisCommit: () => failThisCommit(db.sqlite),
+  };
+}
+
