@@ -1,10 +1,11 @@
 // Shared CLI plumbing: strict argument parsing (every command takes --db and --config),
-// JSON output on stdout, and opening the database the config names.
+// JSON output on stdout, and opening the database the config names (SQLite file or PostgreSQL).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../config';
 import type { Config } from '../config.types';
-import { listAccounts } from '../store/accounts';
 import { type Db, openDb } from '../store/db';
+import { openStore, type Store, type StoreRepos } from '../store/store';
+import { statesTagged } from '../../machines/judge';
 
 /** Bad command line: printed with the usage text, exit code 2. */
 export class UsageError extends Error {
@@ -47,7 +48,23 @@ export function configFrom(values: Values, extra: { port?: string; host?: string
   return loadConfig({ db: values.db as string | undefined, config: values.config as string | undefined, ...extra });
 }
 
-/** Open the configured database (WAL: safe beside a running server), run fn, close. */
+/** Open the configured store (on SQLite, WAL: safe beside a running server), run fn, close. */
+export async function withStore<T>(config: Config, fn: (store: Store) => T | Promise<T>): Promise<T> {
+  const store = await openCliStore(config);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The store a CLI command works on (no background threads: it exits when done). */
+export function openCliStore(config: Config): Promise<Store> {
+  // Errors go to stderr as the command's own message; the store logs nothing worth a line here.
+  return openStore(config, { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log: () => {}, oneShot: true });
+}
+
+/** Open the configured SQLite file itself (migrate reports what the file records). */
 export async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>): Promise<T> {
   const db = openDb(config.db);
   try {
@@ -65,10 +82,10 @@ export function print(value: unknown): void {
  * The account a command acts on: --account when given; with exactly one account in the
  * database it may be omitted (the bootstrap case), otherwise the user is told how to find it.
  */
-export function accountOf(db: Db, values: Values): string {
+export async function accountOf(repos: Pick<StoreRepos, 'accounts'>, values: Values): Promise<string> {
   const given = values.account;
   if (typeof given === 'string' && given !== '') return given;
-  const all = listAccounts(db);
+  const all = await repos.accounts.list();
   if (all.length === 1) return all[0]!.id;
   throw new UsageError(
     all.length === 0

@@ -1,11 +1,10 @@
 // `payforge keys revoke <key-or-key-id>`: the server's per-request lookup stops finding it at once.
-import { revokeApiKey } from '../store/api-keys';
-import { configFrom, parse, print, UsageError, withDb } from './common';
+import { configFrom, parse, print, UsageError, withStore } from './common';
 
 export async function keysRevoke(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, {}, 1);
   const keyOrId = positionals[0];
   if (!keyOrId) throw new UsageError('Missing the key or key id to revoke');
-  const k = await withDb(configFrom(values), (db) => revokeApiKey(db, keyOrId));
+  const k = await withStore(configFrom(values), ({ repos }) => repos.apiKeys.revoke(keyOrId));
   print({ id: k.id, account: k.accountId, mode: k.mode, last4: k.last4, revoked: true, revokedAt: new Date(k.revokedAt ?? Date.now()).toISOString() });
 }

@@ -4,15 +4,11 @@
 // bytes and signing headers to --forward-to (so the app there verifies them with the same secret).
 // Ctrl-C puts the endpoint back as it was (or removes the one listen created).
 import { timingSafeEqual } from 'node:crypto';
-import { queueReplay } from '../store/event-replay';
-import { getEndpoint, restoreEndpoint } from '../store/webhook-endpoints';
 import { webhookServices } from '../webhooks/services';
 import { setEndpoint } from '../webhooks/set-endpoint';
 import { pfSignature } from '../webhooks/sign';
-import { accountOf, configFrom, parse, print, UsageError } from './common';
-import { openDb } from '../store/db';
+import { accountOf, configFrom, openCliStore, parse, print, UsageError } from './common';
 import { parseSince } from './since';
-import { createRepos } from '../store/repos';
 
 /** Headers a receiver needs to verify the delivery: passed through unchanged. */
 const FORWARDED = ['content-type', 'x-pf-signature', 'x-pf-event-id', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
@@ -33,9 +29,10 @@ export async function listen(argv: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be an integer from 0 to 65535');
   const since = values.since === undefined ? null : parseSince(values.since as string);
   const config = configFrom(values);
-  const db = openDb(config.db);
-  const accountId = accountOf(db, values);
-  const previous = getEndpoint(db, accountId, 'test');
+  const store = await openCliStore(config);
+  const { repos } = store;
+  const accountId = await accountOf(repos, values);
+  const previous = await repos.endpoints.get(accountId, 'test');
   let secret = '';
 
   const server = Bun.serve({
@@ -87,21 +84,21 @@ export async function listen(argv: string[]): Promise<void> {
   });
   const url = `http://127.0.0.1:${server.port}/`;
   try {
-    secret = (await setEndpoint(webhookServices(createRepos(db), config), { accountId, mode: 'test' }, { url })).secret;
+    secret = (await setEndpoint(webhookServices(repos, config), { accountId, mode: 'test' }, { url })).secret;
   } catch (e) {
     await server.stop(true);
-    db.close();
+    await store.close();
     throw e;
   }
-  const replayed = since === null ? 0 : queueReplay(db, { accountId, mode: 'test', since, url, now: Date.now() });
+  const replayed = since === null ? 0 : await repos.deliveries.queueReplay({ accountId, mode: 'test', since, url, now: Date.now() });
 
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    restoreEndpoint(db, accountId, 'test', previous?.url ?? null, Date.now());
+    await repos.endpoints.restore(accountId, 'test', previous?.url ?? null, Date.now());
     await server.stop(true);
-    db.close();
+    await store.close();
     process.stderr.write(previous ? `payforge listen: test endpoint restored to ${previous.url}\n` : 'payforge listen: test endpoint removed\n');
     process.exit(0);
   };
