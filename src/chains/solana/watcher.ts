@@ -166,7 +166,7 @@ export function createWatcher(
       stopped = true;
       if (timer !== null) clearTimeout(timer);
       timer = null;
-      if (running) await running;
+      if (running !== null) await running;
       followed.clear();
       memory.clear();
     },
