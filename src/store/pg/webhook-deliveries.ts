@@ -3,6 +3,7 @@
 import type { Mode } from '../../domain/intent';
 import type { DeliveryFilter, DeliveryListRow, DeliveryRecord, DeliveryRepo } from '../webhook-deliveries';
 import { type Async, first, num, numbers, type Pg, rows } from './sql';
+import { queueReplay } from './event-replay';
 
 const columns = (t: string) => `${t}seq, ${t}id, ${t}event_id AS "eventId", ${t}url, ${t}status, ${t}response_status AS "responseStatus",
   ${t}attempt_count AS "attemptCount", ${t}last_attempted_at AS "lastAttemptedAt", ${t}next_attempt_at AS "nextAttemptAt",
@@ -82,5 +83,6 @@ export function createPgDeliveryRepo(q: Pg): Async<DeliveryRepo> & { countPendin
     seqOf: (id, accountId, mode) => deliverySeq(q, id, accountId, mode),
     owner: (id) => deliveryOwner(q, id),
     queueRetry: (input) => queueDeliveryRetry(q, input),
+    queueReplay: (input) => queueReplay(q, input),
   };
 }

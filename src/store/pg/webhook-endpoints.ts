@@ -77,5 +77,6 @@ export function createPgWebhookEndpointRepo(q: Pg): Async<WebhookEndpointRepo> {
     listInfo: (accountId, now) => listEndpointInfo(q, accountId, now),
     saveUrl: (input) => saveEndpointUrl(q, input),
     rotateSecret: (input) => rotateEndpointSecret(q, input),
+    restore: (accountId, mode, url, now) => restoreEndpoint(q, accountId, mode, url, now),
   };
 }
