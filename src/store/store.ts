@@ -65,10 +65,11 @@ export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.tes
 export const sqliteOf = (store: Store): SqliteStore | null => (store.engine === 'sqlite' ? (store as SqliteStore) : null);
 
 /** Open the database `config.db` names: a postgres:// URL, else a SQLite file path or :memory:. */
-export async function openStore(config: { db: string }, opts: StoreOptions): Promise<Store> {
+export async function openStore(config: { db: string; cluster?: { poolSize?: number } }, opts: StoreOptions): Promise<Store> {
   if (isPostgresUrl(config.db)) {
-    // HOOK (lane pgrepos): replace this line with `return (await import('./pg/open')).openPgStore(config.db, opts);`
-    throw new Error('PostgreSQL store: not built yet (src/store/pg)');
+    // A one-shot CLI command needs a connection or two, not a server's pool.
+    const max = opts.oneShot ? 2 : config.cluster?.poolSize;
+    return (await import('./pg/open')).openPgStore(config.db, { ...opts, max });
   }
   return openSqliteStore(config.db, opts);
 }

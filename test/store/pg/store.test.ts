@@ -6,6 +6,7 @@ import { statesTagged } from '../../../machines/judge';
 import { newId } from '../../../src/domain/ids';
 import { toWire } from '../../../src/domain/intent';
 import { openPgStore, type PgStore } from '../../../src/store/pg/open';
+import { openStore } from '../../../src/store/store';
 import { storedIntent } from '../../support/db';
 import { freshDatabaseUrl } from '../../support/postgres';
 
@@ -107,6 +108,20 @@ describe('openPgStore', () => {
     expect(runs).toBe(3);
     expect((await store.repos.intents.get(x.id))!.metadata).toEqual({ n: '2' });
     expect((await store.repos.intents.get(y.id))!.metadata).toEqual({ n: '2' });
+  });
+
+  it('openStore takes a postgres:// (or postgresql://) URL for the PostgreSQL store', async () => {
+    const url = await freshDatabaseUrl();
+    for (const db of [url, url.replace(/^postgres:/, 'postgresql:')]) {
+      const store = await openStore({ db, cluster: { poolSize: 2 } }, { states: STATES, log: () => {} });
+      try {
+        expect(store.engine).toBe('postgres');
+        await store.ping();
+        expect(await store.repos.accounts.list()).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    }
   });
 
   it('ping throws once the store is closed; an unreachable URL fails to open', async () => {
