@@ -28,3 +28,14 @@ export async function waitingOnLock(sql: Pg): Promise<void> {
     await Bun.sleep(10);
   }
 }
+
+/** Poll `read` until `ok`, with a deadline (never a fixed sleep for correctness). */
+export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`never: ${JSON.stringify(v)}`);
+    await Bun.sleep(5);
+  }
+}

@@ -10,7 +10,7 @@ import { createPgLiveEventRepo, createSeqHorizon } from '../../../src/store/pg/l
 import { createPgOutbox } from '../../../src/store/pg/outbox';
 import type { Pg } from '../../../src/store/pg/sql';
 import { storedIntent } from '../../support/db';
-import { type PgTestDb, pgTestDb } from './db';
+import { type PgTestDb, pgTestDb, until } from './db';
 import { statesTagged } from '../../../machines/judge';
 
 let t: PgTestDb;
@@ -27,17 +27,6 @@ const envelope = (state: IntentState): EventEnvelope => ({
 });
 const append = (q: Pg, state: IntentState, createdAt = 5) =>
   createPgOutbox(q).append({ envelope: envelope(state), accountId: 'acct_a', mode: 'test', intentId: intent.id, createdAt });
-
-/** Poll `read` until `ok` (the horizon moves on as transactions end), with a deadline. */
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`never: ${JSON.stringify(v)}`);
-    await Bun.sleep(5);
-  }
-}
 
 describe('live events (PostgreSQL)', () => {
   it('events after a seq with their intent\'s state before and after; the snapshot; maxSeq', async () => {
