@@ -4,7 +4,7 @@ export type Awaitable<T> = T | Promise<T>;
 
 /**
  * A repository interface as the SQLite implementation provides it: every Awaitable return made
- * plain, so store-level tests (and SQLite-only code such as the CLI) call it synchronously.
+ * plain, so store-level tests (and SQLite-only code) call it synchronously.
  * `Keep` names members left as declared (e.g. a durability gate that is a promise on purpose).
  */
 export type Sync<R, Keep extends keyof R = never> = {
