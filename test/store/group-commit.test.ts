@@ -187,4 +187,32 @@ describe('Store.transact on SQLite', () => {
       await store.close();
     }
   });
+
+  it("nothing else BEGINs on the connection inside an open batch: the dispatcher's transaction and the lease heartbeat refuse, the batch commits", async () => {
+    const store = openSqliteStore(join(t.dir, 'store.db'), { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log: () => {} });
+    try {
+      const refused = await store.transact(async (r) => {
+        const account = await r.accounts.create({ name: 'in batch' });
+        const errors: string[] = [];
+        try {
+          store.repos.dispatch.claim({ now: 1, leaseUntil: 2, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: false });
+        } catch (e) {
+          errors.push(String(e));
+        }
+        try {
+          store.instanceLease.renew('inst_x', 1, 1000);
+        } catch (e) {
+          errors.push(String(e));
+        }
+        return { errors, account };
+      });
+      expect(refused.errors).toEqual([
+        expect.stringMatching(/webhook dispatch: the connection is inside another transaction/),
+        expect.stringMatching(/instance lease: a write batch is open/),
+      ]);
+      expect(store.repos.accounts.list().map((a) => a.id)).toEqual([refused.account.id]);
+    } finally {
+      await store.close();
+    }
+  });
 });
