@@ -142,14 +142,25 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
       const result: CreateIntentResult = { intent: toWire(intent), replayed: false };
       if (key !== null) {
         // The stored status is the one create always answers with (the column predates this verb's shape).
-        await tx.repos.idempotency.put(caller.accountId, caller.mode, key, { requestHash, responseStatus: 201, responseBody: JSON.stringify({ intent: result.intent }) }, tx.now, s.config.idempotency.ttlSeconds);
+        const stored = await tx.repos.idempotency.put(caller.accountId, caller.mode, key, { requestHash, responseStatus: 201, responseBody: JSON.stringify({ intent: result.intent }) }, tx.now, s.config.idempotency.ttlSeconds);
+        // Another request committed this key first (another instance past its claim): throwing
+        // rolls this intent back, and the caller answers with that request's response instead.
+        if (!stored) throw new KeyCommittedElsewhere();
       }
       return result;
+    }).catch(async (e: unknown) => {
+      if (!(e instanceof KeyCommittedElsewhere) || key === null) throw e;
+      const replay = await lookupReplay(s.idempotency, caller, key, requestHash);
+      if (replay) return replay;
+      throw new AppError('idempotency.in_progress', 'A request with this idempotency key is still being processed.', { param: 'Idempotency-Key' });
     });
   } finally {
     if (key !== null) await s.idempotency.release(caller.accountId, caller.mode, key);
   }
 }
+
+/** The key's row was written by another transaction between our look-up and our write. */
+class KeyCommittedElsewhere extends Error {}
 
 async function lookupReplay(idempotency: IdempotencyRepo, caller: Caller, key: string, requestHash: string): Promise<CreateIntentResult | null> {
   const stored = await idempotency.get(caller.accountId, caller.mode, key, Date.now());

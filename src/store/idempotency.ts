@@ -12,7 +12,12 @@ export interface StoredResponse {
 
 export interface IdempotencyRepo {
   get(accountId: string, mode: Mode, key: string, now: number): Awaitable<StoredResponse | null>;
-  put(accountId: string, mode: Mode, key: string, r: StoredResponse, now: number, ttlSeconds: number): Awaitable<void>;
+  /**
+   * Store the first response of a key, in the create's own transaction. false (nothing written)
+   * when the key already holds an unexpired response: another request (another instance, or one
+   * whose claim ran out) committed it first, and the caller must roll back and replay that one.
+   */
+  put(accountId: string, mode: Mode, key: string, r: StoredResponse, now: number, ttlSeconds: number): Awaitable<boolean>;
   /** Delete expired keys; returns how many. */
   purge(now: number): Awaitable<number>;
   /**
@@ -30,8 +35,12 @@ export function createIdempotencyRepo(sqlite: Database): Sync<IdempotencyRepo> {
      WHERE account_id = ? AND mode = ? AND key = ? AND expires_at > ?`,
   );
   const put = sqlite.prepare(
-    `INSERT OR REPLACE INTO idempotency_keys (account_id, mode, key, request_hash, response_status, response_body, created_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO idempotency_keys (account_id, mode, key, request_hash, response_status, response_body, created_at, expires_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+     ON CONFLICT (account_id, mode, key) DO UPDATE SET request_hash = excluded.request_hash,
+       response_status = excluded.response_status, response_body = excluded.response_body,
+       created_at = excluded.created_at, expires_at = excluded.expires_at
+     WHERE idempotency_keys.expires_at <= ?7`,
   );
   const purge = sqlite.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
   const claimed = new Set<string>();
@@ -44,7 +53,7 @@ export function createIdempotencyRepo(sqlite: Database): Sync<IdempotencyRepo> {
       return r ? { requestHash: r.request_hash, responseStatus: r.response_status, responseBody: r.response_body } : null;
     },
     put(accountId, mode, key, r, now, ttlSeconds) {
-      put.run(accountId, mode, key, r.requestHash, r.responseStatus, r.responseBody, now, now + ttlSeconds * 1000);
+      return put.run(accountId, mode, key, r.requestHash, r.responseStatus, r.responseBody, now, now + ttlSeconds * 1000).changes === 1;
     },
     purge: (now) => purge.run(now).changes,
     claim(accountId, mode, key) {

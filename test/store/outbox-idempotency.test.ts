@@ -86,8 +86,16 @@ describe('idempotency keys', () => {
     expect(repo.purge(11_000)).toBe(1);
     expect(repo.get('acct_b', 'test', 'key-1', 11_000)?.requestHash).toBe('h2');
     // An expired key can be used again.
-    repo.put('acct_a', 'test', 'key-1', { ...r, requestHash: 'h3' }, 20_000, 10);
+    expect(repo.put('acct_a', 'test', 'key-1', { ...r, requestHash: 'h3' }, 20_000, 10)).toBe(true);
     expect(repo.get('acct_a', 'test', 'key-1', 20_000)?.requestHash).toBe('h3');
+  });
+
+  it('never overwrites a key that still holds a response: the second put writes nothing and says so', () => {
+    const repo = createIdempotencyRepo(t.db.sqlite);
+    const r = { requestHash: 'h1', responseStatus: 201, responseBody: '{"intent":{"id":"pi_1"}}' };
+    expect(repo.put('acct_a', 'test', 'k', r, 1000, 10)).toBe(true);
+    expect(repo.put('acct_a', 'test', 'k', { ...r, requestHash: 'h2', responseBody: '{}' }, 5000, 10)).toBe(false);
+    expect(repo.get('acct_a', 'test', 'k', 5000)).toEqual(r);
   });
 });
 

@@ -100,8 +100,28 @@ describe('idempotency keys (PostgreSQL)', () => {
     expect(await repo.purge(11_000)).toBe(1);
     expect((await repo.get('acct_b', 'test', 'key-1', 11_000))?.requestHash).toBe('h2');
     // An expired key can be used again.
-    await repo.put('acct_a', 'test', 'key-1', { ...r, requestHash: 'h3' }, 20_000, 10);
+    expect(await repo.put('acct_a', 'test', 'key-1', { ...r, requestHash: 'h3' }, 20_000, 10)).toBe(true);
     expect((await repo.get('acct_a', 'test', 'key-1', 20_000))?.requestHash).toBe('h3');
+  });
+
+  it('two transactions putting one key: the second waits for the first and writes nothing (no overwrite of a committed response)', async () => {
+    const r = { requestHash: 'h1', responseStatus: 201, responseBody: '{"intent":{"id":"pi_1"}}' };
+    let release!: () => void;
+    const held = new Promise<void>((res) => (release = res));
+    let firstWrote!: () => void;
+    const wrote = new Promise<void>((res) => (firstWrote = res));
+    const first = t.sql.begin(async (tx) => {
+      const ok = await createPgIdempotencyRepo(tx).put('acct_a', 'test', 'race', r, 1000, 60);
+      firstWrote();
+      await held;
+      return ok;
+    });
+    await wrote;
+    const second = t.sql.begin((tx) => createPgIdempotencyRepo(tx).put('acct_a', 'test', 'race', { ...r, requestHash: 'h2', responseBody: '{}' }, 1000, 60));
+    release();
+    expect(await first).toBe(true);
+    expect(await second).toBe(false);
+    expect(await createPgIdempotencyRepo(t.sql).get('acct_a', 'test', 'race', 1000)).toEqual(r);
   });
 
   it('an idempotency key is claimed once per account and mode until released', async () => {
