@@ -14,8 +14,9 @@ import { watchStageOf } from './step';
 
 export interface ChainWatch {
   /**
-   * Follow what these committed rows say; `full`: they are every live row (drop the rest, but
-   * keep closed intents' transactions until their look-back ends). Closed rows (boot) are welcome.
+   * Follow what these committed rows say; `full`: they are every live row that holds a
+   * transaction (drop the rest, but keep closed intents' transactions until their look-back
+   * ends). Closed rows (boot) are welcome.
    */
   sync(rows: StoredIntent[], full: boolean): void;
   /** Write a watcher report through the runtime (ignored when it no longer applies). */

@@ -101,6 +101,9 @@ export interface ListIntentsQuery {
   reference?: string;
 }
 
+/** The fields of a live intent its deadline and liveness follow from. */
+export type LiveHead = Pick<StoredIntent, 'id' | 'accountId' | 'state' | 'expiresAt' | 'pendingAtExpiry' | 'txSignature'>;
+
 export interface IntentRepo {
   insert(i: StoredIntent): Awaitable<void>;
   /** Full-row update by id (the runtime always writes the whole projection). */
@@ -114,8 +117,14 @@ export interface IntentRepo {
   /** The seq of an intent of this account and mode (any, when absent: the operator), for starting_after; or null. */
   seqOf(id: string, accountId?: string, mode?: Mode): Awaitable<number | null>;
   list(q: ListIntentsQuery): Awaitable<StoredIntent[]>;
-  /** Live intents (not terminal): what boot rehydrates. */
+  /** Live intents (not terminal), whole rows. */
   listLive(): Awaitable<StoredIntent[]>;
+  /**
+   * What the runtime follows of every live intent, oldest first: its deadline, whether it is
+   * live and whether it holds a transaction (boot and the periodic scan). Six columns instead of
+   * whole rows: at 100k live intents ~0.1 s instead of ~0.35 s, and no JSON to parse.
+   */
+  listLiveHeads(): Awaitable<LiveHead[]>;
   findByTxSignature(chain: string, txSignature: string): Awaitable<StoredIntent | null>;
   findBySolanaReference(reference: string): Awaitable<StoredIntent | null>;
   /** The payment page's look-up (unique partial index intents_pay_token). */
@@ -154,6 +163,11 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
     // seq order: no scan of 1M stored rows and no temp b-tree sorting 100k full rows (~45 % less).
     `SELECT * FROM intents WHERE seq IN (
        SELECT seq FROM intents INDEXED BY intents_live WHERE state IN (${live})) ORDER BY seq`,
+  );
+  // The same plan as listLive (live seqs from the partial index, rows by rowid), six columns.
+  const liveHeads = sqlite.prepare<{ id: string; accountId: string; state: IntentState; expiresAt: number; pendingAtExpiry: number; txSignature: string | null }, []>(
+    `SELECT id, account_id AS accountId, state, expires_at AS expiresAt, pending_at_expiry AS pendingAtExpiry, tx_signature AS txSignature
+       FROM intents WHERE seq IN (SELECT seq FROM intents INDEXED BY intents_live WHERE state IN (${live})) ORDER BY seq`,
   );
   const byTx = sqlite.prepare('SELECT * FROM intents WHERE chain = ? AND tx_signature = ?');
   const byReference = sqlite.prepare('SELECT * FROM intents WHERE solana_reference = ?');
@@ -205,6 +219,7 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
       return (stmt.all(...([...args, q.limit] as never[])) as Row[]).map(fromRow);
     },
     listLive: () => (listLive.all() as Row[]).map(fromRow),
+    listLiveHeads: () => liveHeads.all().map((h) => ({ ...h, pendingAtExpiry: h.pendingAtExpiry === 1 })),
     findByTxSignature: (chain, tx) => {
       const r = byTx.get(chain, tx) as Row | null;
       return r ? fromRow(r) : null;

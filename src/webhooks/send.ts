@@ -32,28 +32,54 @@ export interface SendOutcome {
 /** How much of a failing response body is kept in lastError: a short hint, not the receiver's page. */
 const ERROR_BODY_CHARS = 64;
 
-export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
-  const url = checkUrlShape(input.url, input.policy);
-  if (typeof url === 'string') return { ok: false, status: null, error: `refused: ${url}` };
-  const addresses = await resolveAllowed(url, input.policy, input.lookup);
-  if (typeof addresses === 'string') return { ok: false, status: null, error: `refused: ${addresses}` };
+/** Where one attempt connects: the checked target URL, and the Host header and TLS name it needs. */
+interface Route {
+  href: string;
+  host?: string;
+  tls?: Record<string, unknown>;
+}
 
+/**
+ * Routes of URLs whose host is an IP address: their verdict depends on the URL and the policy
+ * only (no DNS answer that could change), so it is worked out once, not per attempt. A host name
+ * is resolved and checked on every attempt, as before (DNS rebinding).
+ */
+const literalRoutes = new Map<string, Route | string>();
+const ROUTE_CACHE_LIMIT = 1_000;
+
+async function routeOf(input: SendInput): Promise<Route | string> {
+  const key = `${input.policy.mode} ${input.policy.allowPrivateUrls} ${input.url}`;
+  const known = literalRoutes.get(key);
+  if (known !== undefined) return known;
+  const url = checkUrlShape(input.url, input.policy);
+  if (typeof url === 'string') return `refused: ${url}`;
+  const addresses = await resolveAllowed(url, input.policy, input.lookup);
+  if (typeof addresses === 'string') return `refused: ${addresses}`;
   const host = bareHost(url);
-  const target = new URL(url.href);
-  const headers: Record<string, string> = { ...input.headers };
-  let tls: Record<string, unknown> | undefined;
-  if (!isIP(host)) {
-    // Prefer IPv4: hosts without IPv6 routes are common; all addresses passed the policy.
-    const ip = addresses.find((a) => isIP(a) === 4) ?? addresses[0]!;
-    target.hostname = isIP(ip) === 6 ? `[${ip}]` : ip;
-    headers.Host = url.host;
-    if (url.protocol === 'https:') tls = { serverName: host, checkServerIdentity: (_: string, cert: never) => checkServerIdentity(host, cert) };
+  if (isIP(host)) {
+    const route: Route = { href: url.href };
+    if (literalRoutes.size >= ROUTE_CACHE_LIMIT) literalRoutes.clear();
+    literalRoutes.set(key, route);
+    return route;
   }
+  // Prefer IPv4: hosts without IPv6 routes are common; all addresses passed the policy.
+  const target = new URL(url.href);
+  const ip = addresses.find((a) => isIP(a) === 4) ?? addresses[0]!;
+  target.hostname = isIP(ip) === 6 ? `[${ip}]` : ip;
+  const tls = url.protocol === 'https:' ? { serverName: host, checkServerIdentity: (_: string, cert: never) => checkServerIdentity(host, cert) } : undefined;
+  return { href: target.href, host: url.host, tls };
+}
+
+export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
+  const route = await routeOf(input);
+  if (typeof route === 'string') return { ok: false, status: null, error: route };
+  const headers: Record<string, string> = route.host === undefined ? input.headers : { ...input.headers, Host: route.host };
+  const tls = route.tls;
 
   const timeout = AbortSignal.timeout(input.timeoutMs);
   const signal = input.signal ? AbortSignal.any([timeout, input.signal]) : timeout;
   try {
-    const res = await input.fetch(target.href, { method: 'POST', body: input.body, headers, redirect: 'manual', signal, ...(tls ? { tls } : {}) });
+    const res = await input.fetch(route.href, { method: 'POST', body: input.body, headers, redirect: 'manual', signal, ...(tls ? { tls } : {}) });
     const text = await readBounded(res);
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, error: null };
     const why =

@@ -1,7 +1,7 @@
 // Webhook signatures: the PayForge X-PF-Signature (Stripe-style, keyed with the whole secret
 // string) and the Standard Webhooks headers (keyed with the decoded bytes after `whsec_`), so
 // the Standard Webhooks reference libraries verify our deliveries unchanged.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 const PREFIX = 'whsec_';
 
@@ -10,15 +10,19 @@ export function newSecret(): string {
   return PREFIX + randomBytes(32).toString('base64');
 }
 
+// Bun's native HMAC (Bun.CryptoHasher with a key): the same bytes as node:crypto's createHmac at
+// about half its cost (two or three HMACs per delivery; test/webhooks/units checks both agree).
+const hmac = (key: string | Buffer, data: string) => new Bun.CryptoHasher('sha256', key).update(data, 'utf8');
+
 /** Hex HMAC-SHA256 of the raw body keyed with the whole secret string as UTF-8 (seed 6.3). */
 export function pfSignature(secret: string, body: string): string {
-  return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
+  return hmac(secret, body).digest('hex');
 }
 
 /** One Standard Webhooks signature `v1,<base64>` over `${id}.${timestamp}.${body}`. */
 export function standardSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
-  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
+  const mac = hmac(key, `${id}.${timestampSeconds}.${body}`).digest('base64');
   return `v1,${mac}`;
 }
 

@@ -97,6 +97,20 @@ describe('intents repo', () => {
     expect(repo.listLive().map((i) => i.state)).toEqual(['created', 'pending', 'confirmed', 'dropped']);
   });
 
+  it('listLiveHeads is listLive narrowed to what the runtime follows, in the same order', () => {
+    const states = ['created', 'pending', 'confirmed', 'finalized', 'failed', 'expired', 'cancelled', 'dropped'] as const;
+    for (const [n, state] of states.entries()) {
+      repo.insert(storedIntent({ state, expiresAt: 1_000 + n, pendingAtExpiry: n % 2 === 1, txSignature: n === 0 ? null : `sig-${state}` }));
+    }
+    const heads = repo.listLiveHeads();
+    expect(heads).toEqual(
+      repo.listLive().map((i) => ({ id: i.id, accountId: i.accountId, state: i.state, expiresAt: i.expiresAt, pendingAtExpiry: i.pendingAtExpiry, txSignature: i.txSignature })),
+    );
+    expect(heads.map((h) => [h.state, h.pendingAtExpiry, h.txSignature])).toEqual([
+      ['created', false, null], ['pending', true, 'sig-pending'], ['confirmed', false, 'sig-confirmed'], ['dropped', true, 'sig-dropped'],
+    ]);
+  });
+
   it('takes its state sets from the caller: the live list it is given, never one of its own', () => {
     for (const state of INTENT_STATES) repo.insert(storedIntent({ state, txSignature: `sig-${state}` }));
     expect(repo.listLive().map((i) => i.state)).toEqual([...statesTagged('live')]);

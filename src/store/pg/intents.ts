@@ -90,6 +90,7 @@ interface Statements {
   insert: string;
   update: string;
   listLive: string;
+  listLiveHeads: string;
   byReceiver: string;
   unfinalizedWithTx: string;
 }
@@ -104,6 +105,7 @@ function statements(live: string): Statements {
     insert: `INSERT INTO intents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((_, n) => `$${n + 1}`).join(', ')})`,
     update: `UPDATE intents SET ${COLUMNS.slice(1).map((c, n) => `${c} = $${n + 1}`).join(', ')} WHERE id = $${COLUMNS.length}`,
     listLive: `SELECT * FROM intents WHERE state IN (${live}) ORDER BY seq`,
+    listLiveHeads: `SELECT id, account_id, state, expires_at, pending_at_expiry, tx_signature FROM intents WHERE state IN (${live}) ORDER BY seq`,
     byReceiver: `SELECT * FROM intents WHERE chain = $1 AND requestor = $2 AND token_address = $3
        AND (state IN (${live}) OR updated_at >= $4) ORDER BY seq DESC LIMIT 1000`,
     unfinalizedWithTx: `SELECT * FROM intents WHERE chain = $1 AND updated_at >= $2 AND tx_signature IS NOT NULL
@@ -150,6 +152,15 @@ export function createPgIntentRepo(q: Pg, states: IntentStates): PgIntentRepo {
       return all(`SELECT * FROM intents ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${args.length}`, args);
     },
     listLive: () => all(s.listLive, []),
+    listLiveHeads: async () =>
+      (await rows(q, s.listLiveHeads, [])).map((r) => ({
+        id: r.id as string,
+        accountId: r.account_id as string,
+        state: r.state as IntentState,
+        expiresAt: num(r.expires_at),
+        pendingAtExpiry: bool(r.pending_at_expiry),
+        txSignature: (r.tx_signature as string | null) ?? null,
+      })),
     findByTxSignature: (chain, tx) => one('SELECT * FROM intents WHERE chain = $1 AND tx_signature = $2', [chain, tx]),
     findBySolanaReference: (ref) => one('SELECT * FROM intents WHERE solana_reference = $1', [ref]),
     findByPayToken: (token) => one('SELECT * FROM intents WHERE pay_token = $1', [token]),

@@ -88,6 +88,20 @@ describe('intents repo (PostgreSQL)', () => {
     expect(() => createPgIntentRepo(t.sql, { live: [] })).toThrow(/empty state set/);
   });
 
+  it('listLiveHeads is listLive narrowed to what the runtime follows, in the same order', async () => {
+    const states = ['created', 'pending', 'confirmed', 'finalized', 'failed', 'expired', 'cancelled', 'dropped'] as const;
+    for (const [n, state] of states.entries()) {
+      await repo.insert(storedIntent({ state, expiresAt: 1_000 + n, pendingAtExpiry: n % 2 === 1, txSignature: n === 0 ? null : `sig-${state}` }));
+    }
+    const heads = await repo.listLiveHeads();
+    expect(heads).toEqual(
+      (await repo.listLive()).map((i) => ({ id: i.id, accountId: i.accountId, state: i.state, expiresAt: i.expiresAt, pendingAtExpiry: i.pendingAtExpiry, txSignature: i.txSignature })),
+    );
+    expect(heads.map((h) => [h.state, h.pendingAtExpiry, h.txSignature])).toEqual([
+      ['created', false, null], ['pending', true, 'sig-pending'], ['confirmed', false, 'sig-confirmed'], ['dropped', true, 'sig-dropped'],
+    ]);
+  });
+
   it('finds by chain and tx signature (unique per chain), by Solana reference and by pay token', async () => {
     const a = storedIntent({ txSignature: '0xfeed', solanaReference: 'ref1' });
     await repo.insert(a);
