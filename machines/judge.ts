@@ -52,8 +52,11 @@ export function statesTagged(tag: IntentTag): readonly IntentState[] {
   return TAGGED.get(tag)!;
 }
 
+// The same sets for membership: hasTag runs for every live intent on each scan (boot, every 5 s).
+const TAGGED_SETS: ReadonlyMap<IntentTag, ReadonlySet<IntentState>> = new Map([...TAGGED].map(([tag, states]) => [tag, new Set(states)]));
+
 export function hasTag(i: { state: IntentState }, tag: IntentTag): boolean {
-  return statesTagged(tag).includes(i.state);
+  return TAGGED_SETS.get(tag)!.has(i.state);
 }
 
 /**

@@ -193,7 +193,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
       const n = await runtime.rehydrateLive();
       // Recorded transactions of intents that closed unpaid within the look-back stay in sight.
       const since = Date.now() - config.detection.lookbackSeconds * 1000;
-      for (const chain of chains.networks.keys()) chainWatch.sync(await intents.listUnfinalizedWithTransaction(chain, since), false);
+      for (const chain of chains.networks.keys()) chainWatch.sync(await intents.listClosedWithTransaction(chain, since), false);
       dispatcher.start();
       detection = startDetectors(services, (msg, f) => log('warn', msg, f));
       ready = true;

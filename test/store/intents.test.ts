@@ -111,6 +111,23 @@ describe('intents repo', () => {
     ]);
   });
 
+  it('listClosedWithTransaction: closed, unfinalized intents of the chain with a transaction, updated since, oldest update first', () => {
+    const closedNew = storedIntent({ state: 'failed', updatedAt: 50, txSignature: '0x2' });
+    const closedNewer = storedIntent({ state: 'expired', updatedAt: 60, txSignature: '0x4' });
+    for (const i of [
+      storedIntent({ state: 'pending', updatedAt: 70, txSignature: '0x1' }), // live: the live scan's
+      storedIntent({ state: 'expired', updatedAt: 55 }), // no transaction
+      storedIntent({ state: 'finalized', updatedAt: 40, txSignature: '0x3', finalizedAt: 40 }),
+      storedIntent({ state: 'failed', updatedAt: 5, txSignature: '0x5' }), // before `since`
+      storedIntent({ state: 'failed', updatedAt: 50, txSignature: '0x6', chain: 'eip155:8453' }),
+      closedNewer,
+      closedNew,
+    ]) {
+      repo.insert(i);
+    }
+    expect(repo.listClosedWithTransaction('eip155:84532', 20).map((i) => i.id)).toEqual([closedNew.id, closedNewer.id]);
+  });
+
   it('takes its state sets from the caller: the live list it is given, never one of its own', () => {
     for (const state of INTENT_STATES) repo.insert(storedIntent({ state, txSignature: `sig-${state}` }));
     expect(repo.listLive().map((i) => i.state)).toEqual([...statesTagged('live')]);

@@ -92,7 +92,7 @@ interface Statements {
   listLive: string;
   listLiveHeads: string;
   byReceiver: string;
-  unfinalizedWithTx: string;
+  closedWithTx: string;
 }
 
 // The SQL depends only on the live set: built once per set, not once per transaction's repos.
@@ -108,7 +108,7 @@ function statements(live: string): Statements {
     listLiveHeads: `SELECT id, account_id, state, expires_at, pending_at_expiry, tx_signature FROM intents WHERE state IN (${live}) ORDER BY seq`,
     byReceiver: `SELECT * FROM intents WHERE chain = $1 AND requestor = $2 AND token_address = $3
        AND (state IN (${live}) OR updated_at >= $4) ORDER BY seq DESC LIMIT 1000`,
-    unfinalizedWithTx: `SELECT * FROM intents WHERE chain = $1 AND updated_at >= $2 AND tx_signature IS NOT NULL
+    closedWithTx: `SELECT * FROM intents WHERE chain = $1 AND state NOT IN (${live}) AND updated_at >= $2 AND tx_signature IS NOT NULL
        AND finalized_at IS NULL ORDER BY updated_at, seq`,
   };
   cache.set(live, s);
@@ -165,6 +165,6 @@ export function createPgIntentRepo(q: Pg, states: IntentStates): PgIntentRepo {
     findBySolanaReference: (ref) => one('SELECT * FROM intents WHERE solana_reference = $1', [ref]),
     findByPayToken: (token) => one('SELECT * FROM intents WHERE pay_token = $1', [token]),
     listByReceiver: (chain, requestor, tokenAddress, since) => all(s.byReceiver, [chain, requestor, tokenAddress, since]),
-    listUnfinalizedWithTransaction: (chain, since) => all(s.unfinalizedWithTx, [chain, since]),
+    listClosedWithTransaction: (chain, since) => all(s.closedWithTx, [chain, since]),
   };
 }

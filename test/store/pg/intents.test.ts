@@ -122,7 +122,7 @@ describe('intents repo (PostgreSQL)', () => {
     await expect(repo.insert(storedIntent({ id: a.id }))).rejects.toThrow(/duplicate key/);
   });
 
-  it('listByReceiver: live ones and those updated since, newest first; listUnfinalizedWithTransaction by updated_at', async () => {
+  it('listByReceiver: live ones and those updated since, newest first; listClosedWithTransaction by updated_at', async () => {
     const r = { requestor: '0xaaaa', tokenAddress: '0xtoken' };
     const live = storedIntent({ ...r, state: 'pending', updatedAt: 10, txSignature: '0x1' });
     const closedOld = storedIntent({ ...r, state: 'expired', updatedAt: 5 });
@@ -132,8 +132,9 @@ describe('intents repo (PostgreSQL)', () => {
     for (const i of [live, closedOld, closedNew, finalized, elsewhere]) await repo.insert(i);
     const got = await repo.listByReceiver('eip155:84532', r.requestor, r.tokenAddress, 20);
     expect(got.map((i) => i.id)).toEqual([finalized.id, closedNew.id, live.id]);
-    expect((await repo.listUnfinalizedWithTransaction('eip155:84532', 0)).map((i) => i.id)).toEqual([live.id, closedNew.id]);
-    expect((await repo.listUnfinalizedWithTransaction('eip155:84532', 20)).map((i) => i.id)).toEqual([closedNew.id]);
+    // Closed ones only (the live scan hands the live ones to the chain watch), unfinalized, with a transaction.
+    expect((await repo.listClosedWithTransaction('eip155:84532', 0)).map((i) => i.id)).toEqual([closedNew.id]);
+    expect((await repo.listClosedWithTransaction('eip155:84532', 60)).map((i) => i.id)).toEqual([]);
   });
 
   it('getForUpdate serializes two transactions on one intent: the second reads after the first commits', async () => {
