@@ -5,7 +5,7 @@ import { newId, randomBase62 } from '../../domain/ids';
 import type { Mode } from '../../domain/intent';
 import { type ActiveKey, type ApiKeyInfo, type ApiKeyRepo, hashApiKey } from '../api-keys';
 import { getAccount } from './accounts';
-import { type Async, first, numbers, type Pg, type Row, rows } from './sql';
+import { type Async, first, hasNul, numbers, type Pg, type Row, rows } from './sql';
 
 const INFO_COLUMNS = `id, account_id AS "accountId", mode, last4, created_at AS "createdAt", revoked_at AS "revokedAt",
   last_used_at AS "lastUsedAt"`;
@@ -31,7 +31,7 @@ export async function createApiKey(q: Pg, input: { accountId: string; mode: Mode
 /** Revoke by the key itself or its id; revoking twice keeps the first time (one statement). */
 export async function revokeApiKey(q: Pg, keyOrId: string): Promise<ApiKeyInfo> {
   const [column, value] = keyOrId.startsWith('pk_') ? ['hash', hashApiKey(keyOrId)] : ['id', keyOrId];
-  const r = await first(q, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE ${column} = $2 RETURNING ${INFO_COLUMNS}`, [
+  const r = hasNul([value]) ? null : await first(q, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE ${column} = $2 RETURNING ${INFO_COLUMNS}`, [
     Date.now(), value,
   ]);
   if (!r) throw new AppError('key.not_found', 'no such API key', { param: 'key' });

@@ -22,7 +22,20 @@ export type Row = Record<string, unknown>;
  * (Bun's result array also carries count and command).
  */
 export async function rows<T = Row>(q: Pg, text: string, params: readonly unknown[] = []): Promise<T[]> {
+  if (hasNul(params) && READ.test(text)) return [];
   return Array.from((await q.unsafe(text, params as unknown[])) as T[]);
+}
+
+const READ = /^\s*SELECT\b/i;
+const nul = (v: unknown) => typeof v === 'string' && v.includes('\u0000');
+
+/**
+ * PostgreSQL text cannot hold U+0000 (SQLite's can, and a lookup by it simply finds nothing there);
+ * sent as a parameter it fails the statement (22021). No stored value can equal such a string, so a
+ * read by one (an id from a URL) finds nothing, as on SQLite, instead of failing.
+ */
+export function hasNul(params: readonly unknown[]): boolean {
+  return params.some((p) => nul(p) || (Array.isArray(p) && p.some(nul)));
 }
 
 export async function first<T = Row>(q: Pg, text: string, params: readonly unknown[] = []): Promise<T | null> {

@@ -2,7 +2,7 @@
 // retry queued as a new row, as ../webhook-deliveries.ts.
 import type { Mode } from '../../domain/intent';
 import type { DeliveryFilter, DeliveryListRow, DeliveryRecord, DeliveryRepo } from '../webhook-deliveries';
-import { type Async, first, num, numbers, type Pg, rows } from './sql';
+import { type Async, first, hasNul, num, numbers, type Pg, rows } from './sql';
 import { queueReplay } from './event-replay';
 
 const columns = (t: string) => `${t}seq, ${t}id, ${t}event_id AS "eventId", ${t}url, ${t}status, ${t}response_status AS "responseStatus",
@@ -60,6 +60,7 @@ export type RetryInput = { id: string; deliveryId: string; accountId: string; mo
  * endpoint and the insert are read and written at one snapshot. Returns why not, when not.
  */
 export async function queueDeliveryRetry(q: Pg, input: RetryInput): Promise<'queued' | 'not_found' | 'no_endpoint'> {
+  if (hasNul([input.deliveryId])) return 'not_found';
   const r = await first<{ original: boolean; endpoint: boolean }>(
     q,
     `WITH o AS (SELECT event_id FROM webhook_deliveries WHERE id = $2 AND account_id = $3 AND mode = $4),

@@ -42,6 +42,8 @@ describe('accounts and API keys (PostgreSQL)', () => {
     expect((await keys.revoke(k.id)).revokedAt).toBe(revoked.revokedAt);
     expect(await keys.findActiveByHash(hashApiKey(k.key))).toBeNull();
     await expect(keys.revoke('key_none')).rejects.toMatchObject({ code: 'key.not_found' });
+    await expect(keys.revoke('key_\u0000')).rejects.toMatchObject({ code: 'key.not_found' });
+    expect(await keys.accountOf('key_\u0000')).toBeNull();
   });
 
   it('the operator counts intents per account', async () => {

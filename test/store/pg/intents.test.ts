@@ -116,6 +116,19 @@ describe('intents repo (PostgreSQL)', () => {
     expect(await repo.findByPayToken('pt_none')).toBeNull();
   });
 
+  it('a look-up by a string holding U+0000 (PostgreSQL text cannot) finds nothing instead of failing, as on SQLite', async () => {
+    const i = storedIntent({ reference: 'r1', txSignature: '0x1' });
+    await repo.insert(i);
+    const nul = `${i.id}\u0000`;
+    expect(await repo.get(nul)).toBeNull();
+    expect(await repo.getForUpdate(nul)).toBeNull();
+    expect(await repo.seqOf(nul, 'acct_a', 'test')).toBeNull();
+    expect(await repo.findByTxSignature(i.chain, '0x1\u0000')).toBeNull();
+    expect(await repo.findByPayToken('\u0000')).toBeNull();
+    expect(await repo.list({ accountId: 'acct_a', mode: 'test', reference: 'r1\u0000', limit: 10 })).toEqual([]);
+    expect((await repo.list({ accountId: 'acct_a', mode: 'test', reference: 'r1', limit: 10 })).map((x) => x.id)).toEqual([i.id]);
+  });
+
   it('ids are unique', async () => {
     const a = storedIntent();
     await repo.insert(a);

@@ -84,6 +84,8 @@ describe('webhook deliveries (PostgreSQL)', () => {
 
     const retry = (deliveryId: string, accountId = 'acct_a') => repo.queueRetry({ id: newId('whd'), deliveryId, accountId, mode: 'test', now: 99 });
     expect(await retry(a1)).toBe('no_endpoint');
+    expect(await retry('whd_\u0000')).toBe('not_found');
+    expect(await repo.get('whd_\u0000')).toBeNull();
     expect(await retry(b1)).toBe('not_found');
     await endpoint('acct_a', 'https://new.example');
     expect(await retry(a1)).toBe('queued');
