@@ -151,6 +151,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
         },
         wakeDispatcher: () => dispatcher.wake(),
         ready: () => ready,
+        ping: () => store.ping(),
         metrics: () => renderMetrics({ runtime, commits: sqliteOf(store)?.commitStats ?? null, deliveries: repos.deliveries, dispatcher, chainWatch, chains }),
         log,
       }),

@@ -24,5 +24,5 @@ export interface ApiDeps {
   /** Structured log line (stderr). */
   log(level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void;
   /** Throws while the database cannot be reached (/readyz answers 503 then). */
-  ping?(): Promise<void>;
+  ping(): Promise<void>;
 }

@@ -28,7 +28,7 @@ export function healthRoutes(d: ApiDeps) {
           return { status: 'starting' as const };
         }
         try {
-          await d.ping?.();
+          await d.ping();
           return { status: 'ready' as const };
         } catch {
           // The database cannot be reached (PostgreSQL down or restarting): take this instance
