@@ -8,10 +8,10 @@
 // once the owning process is gone, even after kill -9 (pg_ctl daemonizes the postmaster, so
 // nothing else would).
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 const PACKAGE_HINT =
   "The PostgreSQL tests need a PostgreSQL server: `apt-get install -y postgresql` (Debian's package, what .ci/run does), " +
@@ -93,27 +93,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<OwnedClus
   const bin = findPostgresBin();
   const root = mkdtempSync(join(tmpdir(), 'payforge-pg-'));
   const dataDir = join(root, 'data');
-  if (AS_ROOT) {
-    // The server runs as `postgres`, so it must own the folder (mkdtemp makes it 0700 for root).
-    const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
-    const uid = id('-u');
-    if (uid.status !== 0) throw new Error(`Running as root but there is no 'postgres' user. ${PACKAGE_HINT}`);
-    chownSync(root, Number(uid.stdout.trim()), Number(id('-g').stdout.trim()));
-  }
+  // The server runs as `postgres`, so it must own the folder (mkdtemp makes it 0700 for root).
+  if (AS_ROOT) chownSync(root, ...postgresIds());
   writeFileSync(join(root, 'owner.pid'), String(process.pid));
   const watchdog = startWatchdog(bin, root, dataDir);
   try {
-    await run(bin, 'initdb', [
-      '-D',
-      dataDir,
-      '-U',
-      'postgres',
-      '--auth=trust',
-      '-E',
-      'UTF8',
-      '--locale=C',
-      '--no-sync',
-    ]);
+    // A copy of one initdb'd template (cp -a keeps the owner): ~0.1 s instead of an initdb per cluster.
+    await copyDir(await templateDataDir(bin), dataDir);
   } catch (e) {
     watchdog.kill();
     rmSync(root, { recursive: true, force: true });
@@ -177,6 +163,48 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<OwnedClus
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+function copyDir(from: string, to: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('cp', ['-a', from, to], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`cp -a ${from} ${to}: ${err}`))));
+  });
+}
+
+/**
+ * A data folder made by initdb once per machine, user and PostgreSQL major version, kept in the
+ * temp folder and never started (clusters copy it). It appears by an atomic rename only once
+ * initdb finished, so a folder of that name is always complete; test workers racing to make it
+ * keep whichever rename wins.
+ */
+async function templateDataDir(bin: string): Promise<string> {
+  const dir = join(tmpdir(), `payforge-pg-template-${basename(dirname(bin))}-${process.getuid?.() ?? 0}`);
+  if (existsSync(join(dir, 'PG_VERSION'))) return dir;
+  const staging = mkdtempSync(join(tmpdir(), 'payforge-pg-staging-'));
+  try {
+    if (AS_ROOT) chownSync(staging, ...postgresIds());
+    await run(bin, 'initdb', ['-D', join(staging, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    try {
+      renameSync(join(staging, 'data'), dir);
+    } catch (e) {
+      if (!existsSync(join(dir, 'PG_VERSION'))) throw e;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** The uid and gid of the `postgres` user (the server runs as it when the tests run as root). */
+function postgresIds(): [number, number] {
+  const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+  const uid = id('-u');
+  if (uid.status !== 0) throw new Error(`Running as root but there is no 'postgres' user. ${PACKAGE_HINT}`);
+  return [Number(uid.stdout.trim()), Number(id('-g').stdout.trim())];
 }
 
 /** SIGQUIT (immediate shutdown) to the postmaster named in postmaster.pid, if any. */
