@@ -1,5 +1,6 @@
-// Outbox (event row + delivery row only when an endpoint exists), idempotency keys with expiry,
-// and migrations that are idempotent on reopen: all on a real SQLite file.
+// Outbox (event row + delivery row only when an endpoint exists), in-flight claims (expiry and
+// scoping of stored keys: test/store/submissions-payments.test.ts, both engines) and migrations
+// that are idempotent on reopen: all on a real SQLite file.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids';
 import { migrate, openDb } from '../../src/store/db';
@@ -63,39 +64,6 @@ describe('outbox', () => {
     const e = envelope();
     outbox.append({ envelope: e, accountId: 'acct_a', mode: 'test', intentId: 'pi_1', createdAt: 5 });
     expect(() => outbox.append({ envelope: e, accountId: 'acct_a', mode: 'test', intentId: 'pi_1', createdAt: 5 })).toThrow(/UNIQUE/);
-  });
-});
-
-describe('idempotency keys', () => {
-  it('returns the stored response until it expires, scoped per account and mode, and purges expired ones', () => {
-    const repo = createIdempotencyRepo(t.db.sqlite);
-    const r = { requestHash: 'h1', responseStatus: 201, responseBody: '{"intent":{"id":"pi_1"}}' };
-    repo.put('acct_a', 'test', 'key-1', r, 1000, 10);
-    expect(repo.get('acct_a', 'test', 'key-1', 1000)).toEqual(r);
-    expect(repo.get('acct_a', 'test', 'key-1', 10_999)).toEqual(r);
-    expect(repo.get('acct_a', 'test', 'key-1', 11_000)).toBeNull();
-    expect(repo.get('acct_a', 'live', 'key-1', 1000)).toBeNull();
-    expect(repo.get('acct_b', 'test', 'key-1', 1000)).toBeNull();
-    expect(repo.get('acct_a', 'test', 'key-2', 1000)).toBeNull();
-
-    repo.put('acct_b', 'test', 'key-1', { ...r, requestHash: 'h2' }, 1000, 100);
-    expect(repo.get('acct_b', 'test', 'key-1', 1000)?.requestHash).toBe('h2');
-    expect(repo.get('acct_a', 'test', 'key-1', 1000)?.requestHash).toBe('h1');
-
-    expect(repo.purge(10_999)).toBe(0);
-    expect(repo.purge(11_000)).toBe(1);
-    expect(repo.get('acct_b', 'test', 'key-1', 11_000)?.requestHash).toBe('h2');
-    // An expired key can be used again.
-    expect(repo.put('acct_a', 'test', 'key-1', { ...r, requestHash: 'h3' }, 20_000, 10)).toBe(true);
-    expect(repo.get('acct_a', 'test', 'key-1', 20_000)?.requestHash).toBe('h3');
-  });
-
-  it('never overwrites a key that still holds a response: the second put writes nothing and says so', () => {
-    const repo = createIdempotencyRepo(t.db.sqlite);
-    const r = { requestHash: 'h1', responseStatus: 201, responseBody: '{"intent":{"id":"pi_1"}}' };
-    expect(repo.put('acct_a', 'test', 'k', r, 1000, 10)).toBe(true);
-    expect(repo.put('acct_a', 'test', 'k', { ...r, requestHash: 'h2', responseBody: '{}' }, 5000, 10)).toBe(false);
-    expect(repo.get('acct_a', 'test', 'k', 5000)).toEqual(r);
   });
 });
 

@@ -1,13 +1,12 @@
-// Outbox (event row + delivery row only when an endpoint exists), idempotency keys with expiry,
-// submissions and payments on a real PostgreSQL with the real migrations: the SQLite store's
-// cases (test/store/outbox-idempotency.test.ts) on the PG repositories.
+// What only the PostgreSQL repositories are asked, on a real PostgreSQL with the real migrations:
+// the outbox in one statement on the caller's transaction, a put racing another transaction, the
+// in-flight claims. (The cases both engines share: test/store/submissions-payments.test.ts.)
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids';
 import type { EventEnvelope } from '../../../src/domain/intent';
 import { toWire } from '../../../src/domain/intent';
 import { createPgIdempotencyRepo } from '../../../src/store/pg/idempotency';
 import { createPgOutbox } from '../../../src/store/pg/outbox';
-import { createPgPaymentRepo } from '../../../src/store/pg/payments';
 import { createPgSubmissionRepo } from '../../../src/store/pg/submissions';
 import { storedIntent } from '../../support/db';
 import { type PgTestDb, pgTestDb } from './db';
@@ -81,29 +80,6 @@ describe('outbox (PostgreSQL)', () => {
 });
 
 describe('idempotency keys (PostgreSQL)', () => {
-  it('returns the stored response until it expires, scoped per account and mode, and purges expired ones', async () => {
-    const repo = createPgIdempotencyRepo(t.sql);
-    const r = { requestHash: 'h1', responseStatus: 201, responseBody: '{"intent":{"id":"pi_1"}}' };
-    await repo.put('acct_a', 'test', 'key-1', r, 1000, 10);
-    expect(await repo.get('acct_a', 'test', 'key-1', 1000)).toEqual(r);
-    expect(await repo.get('acct_a', 'test', 'key-1', 10_999)).toEqual(r);
-    expect(await repo.get('acct_a', 'test', 'key-1', 11_000)).toBeNull();
-    expect(await repo.get('acct_a', 'live', 'key-1', 1000)).toBeNull();
-    expect(await repo.get('acct_b', 'test', 'key-1', 1000)).toBeNull();
-    expect(await repo.get('acct_a', 'test', 'key-2', 1000)).toBeNull();
-
-    await repo.put('acct_b', 'test', 'key-1', { ...r, requestHash: 'h2' }, 1000, 100);
-    expect((await repo.get('acct_b', 'test', 'key-1', 1000))?.requestHash).toBe('h2');
-    expect((await repo.get('acct_a', 'test', 'key-1', 1000))?.requestHash).toBe('h1');
-
-    expect(await repo.purge(10_999)).toBe(0);
-    expect(await repo.purge(11_000)).toBe(1);
-    expect((await repo.get('acct_b', 'test', 'key-1', 11_000))?.requestHash).toBe('h2');
-    // An expired key can be used again.
-    expect(await repo.put('acct_a', 'test', 'key-1', { ...r, requestHash: 'h3' }, 20_000, 10)).toBe(true);
-    expect((await repo.get('acct_a', 'test', 'key-1', 20_000))?.requestHash).toBe('h3');
-  });
-
   it('two transactions putting one key: the second waits for the first and writes nothing (no overwrite of a committed response)', async () => {
     const r = { requestHash: 'h1', responseStatus: 201, responseBody: '{"intent":{"id":"pi_1"}}' };
     let release!: () => void;
@@ -136,35 +112,6 @@ describe('idempotency keys (PostgreSQL)', () => {
 });
 
 describe('submissions (PostgreSQL)', () => {
-  const base = { intentId: 'pi_1', chain: 'eip155:84532', signer: '0xsigner', signedTransaction: 'AAAA', watchData: { nonce: 3 }, source: 'submit' as const, status: 'sending' as const, createdAt: 10 };
-
-  it('records, marks, retries and lists open and sending rows oldest first', async () => {
-    const repo = createPgSubmissionRepo(t.sql);
-    const a = await repo.record({ ...base, txSignature: '0xa' });
-    expect(a).toMatchObject({ ...base, txSignature: '0xa', outcome: null, updatedAt: 10 });
-    expect(typeof a.seq).toBe('number');
-    const b = await repo.record({ ...base, txSignature: '0xb', watchData: null, signedTransaction: null, source: 'txid' });
-    await expect(repo.record({ ...base, txSignature: '0xa' })).rejects.toThrow(/duplicate key/);
-    expect(await repo.hasSending('pi_1')).toBe(true);
-    expect((await repo.sending()).map((s) => s.txSignature)).toEqual(['0xa', '0xb']);
-
-    await repo.markSent('eip155:84532', '0xa', 11);
-    await repo.markRejected('eip155:84532', '0xb', 12);
-    expect(await repo.hasSending('pi_1')).toBe(false);
-    expect(await repo.sending()).toEqual([]);
-    expect((await repo.openForIntent('pi_1')).map((s) => s.txSignature)).toEqual(['0xa']);
-    expect(await repo.findByTx('eip155:84532', '0xb')).toMatchObject({ status: 'rejected', updatedAt: 12, seq: b.seq, watchData: null });
-
-    const again = await repo.retry({ ...base, txSignature: '0xb', intentId: 'pi_2', createdAt: 20 });
-    expect(again).toMatchObject({ seq: b.seq, intentId: 'pi_2', status: 'sending', outcome: null, createdAt: 10, updatedAt: 20, watchData: { nonce: 3 } });
-
-    await repo.setOutcome('eip155:84532', '0xa', 'landed', 30);
-    expect(await repo.openForIntent('pi_1')).toEqual([]);
-    await repo.setOutcome('eip155:84532', '0xa', null, 31);
-    expect((await repo.openForIntent('pi_1')).map((s) => s.txSignature)).toEqual(['0xa']);
-    expect(await repo.findByTx('eip155:8453', '0xa')).toBeNull();
-  });
-
   it('a broadcast is claimed once per chain and signature until released', async () => {
     const repo = createPgSubmissionRepo(t.sql);
     expect(await repo.claimBroadcast('eip155:84532', '0xab')).toBe(true);
@@ -173,36 +120,5 @@ describe('submissions (PostgreSQL)', () => {
     expect(await repo.claimBroadcast('eip155:8453', '0xab')).toBe(true);
     await repo.releaseBroadcast('eip155:84532', '0xab');
     expect(await repo.isBroadcasting('eip155:84532', '0xab')).toBe(false);
-  });
-});
-
-describe('payments (PostgreSQL)', () => {
-  const payment = (over: Record<string, unknown> = {}) => ({
-    id: newId('pay'), accountId: 'acct_a', mode: 'test' as const, chain: 'eip155:84532', token: 'USDC', tokenAddress: '0xtoken', decimals: 6,
-    amountBaseUnits: 2n ** 90n + 1n, from: '0xfrom', to: '0xto', txSignature: newId('pay'), intentId: null as string | null,
-    status: 'unmatched' as const, reason: 'no_open_intent' as const, detectedAt: 1_700_000_000_123, ...over,
-  });
-
-  it('round-trips, is unique per transaction, lists newest first with filters and settles', async () => {
-    const repo = createPgPaymentRepo(t.sql);
-    const a = payment();
-    await repo.insert(a);
-    const got = (await repo.get(a.id))!;
-    expect(got).toEqual({ ...a, seq: got.seq });
-    expect(typeof got.seq).toBe('number');
-    expect(await repo.findByTx('eip155:84532', a.txSignature)).toEqual(got);
-    await expect(repo.insert(payment({ txSignature: a.txSignature }))).rejects.toThrow(/duplicate key/);
-    const b = payment({ status: 'matched', reason: null, intentId: 'pi_1' });
-    const c = payment({ accountId: 'acct_b' });
-    await repo.insert(b);
-    await repo.insert(c);
-    const ids = async (q: Parameters<typeof repo.list>[0]) => (await repo.list(q)).map((p) => p.id);
-    expect(await ids({ accountId: 'acct_a', mode: 'test', limit: 10 })).toEqual([b.id, a.id]);
-    expect(await ids({ limit: 10 })).toEqual([c.id, b.id, a.id]);
-    expect(await ids({ accountId: 'acct_a', status: 'unmatched', limit: 10 })).toEqual([a.id]);
-    expect(await ids({ limit: 10, beforeSeq: (await repo.get(b.id))!.seq })).toEqual([a.id]);
-    expect(await ids({ limit: 1 })).toEqual([c.id]);
-    await repo.settle(a.id, 'pi_9');
-    expect(await repo.get(a.id)).toMatchObject({ status: 'matched', reason: null, intentId: 'pi_9' });
   });
 });
