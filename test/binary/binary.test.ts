@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort, REPO_ROOT, runCli, startServe } from '../support/cli';
+import { freshDatabaseUrl } from '../support/postgres';
 
 // One build for the file. It runs in a copy of the tree because the build regenerates the
 // embedded modules (migrations, sanctions) that test files running in parallel import.
@@ -85,6 +86,32 @@ describe('the compiled binary dist/payforge', () => {
     // Only the executable in its folder; the database lives where --db said.
     expect(readdirSync(join(bin, '..'))).toEqual(['payforge']);
     expect(readdirSync(work)).toContain('payforge.db');
+  });
+
+  it('runs on a postgres:// database with its PostgreSQL migrations embedded', async () => {
+    const db = await freshDatabaseUrl();
+    const migrated = await run('migrate', '--db', db);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.json().migrations).toContain('0000_init');
+    const server = await startServe(['serve', '--bootstrap', '--port', '0', '--db', db], { bin, cwd: work });
+    try {
+      expect(server.testKey).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      const res = await fetch(`${server.url}/v1/intents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.testKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '1.50', requestor: `0x${'ab'.repeat(20)}` }),
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    const accounts = await run('accounts', 'list', '--db', db);
+    expect(accounts.code, accounts.stderr).toBe(0);
+    expect(accounts.json()).toHaveLength(1);
+    // Nothing was written beside the binary or in the working folder for a PostgreSQL database.
+    expect(readdirSync(join(bin, '..'))).toEqual(['payforge']);
+    expect(readdirSync(work).some((f) => f.startsWith('postgres'))).toBe(false);
   });
 
   it('serve --bootstrap prints a test key on an empty database', async () => {
