@@ -1,0 +1,143 @@
+// The intents repository on both engines (a real migrated SQLite file, a real PostgreSQL
+// database) through the Store: the same cases, the same answers. What only one engine is asked
+// stays beside it: test/store/intents.test.ts (partial indexes, INDEXED BY), test/store/pg/
+// intents.test.ts (the row lock of getForUpdate).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoredIntent } from '../../src/store/intents';
+import type { StoreRepos } from '../../src/store/store';
+import { storedIntent } from '../support/db';
+import { ENGINES, engineStore, type EngineStore } from '../support/engines';
+
+let open: EngineStore | null = null;
+afterEach(async () => {
+  await open?.dispose();
+  open = null;
+});
+const repoOf = async (engine: (typeof ENGINES)[number]): Promise<StoreRepos['intents']> => (open = await engineStore(engine)).store.repos.intents;
+const ids = async (p: Promise<StoredIntent[]> | StoredIntent[]) => (await p).map((i) => i.id);
+/** A unique index refusing a second row: SQLite throws at once, PostgreSQL rejects. */
+const refusedAsDuplicate = (write: () => unknown) => expect((async () => write())()).rejects.toThrow(/UNIQUE|duplicate key/);
+const ALL_STATES = ['created', 'pending', 'confirmed', 'finalized', 'failed', 'expired', 'cancelled', 'dropped'] as const;
+
+describe.each(ENGINES)('intents repo (%s)', (engine) => {
+  it('round-trips every field: bigint amounts past 2^64, JSON columns, booleans, times as numbers', async () => {
+    const repo = await repoOf(engine);
+    const big = 2n ** 64n + 123_456_789n;
+    const full = storedIntent({
+      amountBaseUnits: big, decimals: 18, fulfiller: '0x2222222222222222222222222222222222222222', reference: 'order-1',
+      metadata: { a: '1', 'b c': 'ü✓' }, idempotencyKey: 'k1', retryRequired: true, pendingAtExpiry: true, txSignature: '0xabc',
+      detectedAt: 1, ataRentLamports: 2039280, confirmedAt: 2, finalizedAt: 3, failureReason: 'revert', refundedBy: 'pi_r2',
+      refundOf: 'pi_o', refunds: ['pi_r1', 'pi_r2'], buildData: { nonce: 5, nested: { x: [1, 2] } }, signedTransaction: 'AAAA',
+      watchData: { sinceBlock: 10 }, snapshot: '{"status":"active","value":"pending"}', machineVersion: 1, state: 'pending',
+      latePayment: { txSignature: '0xlate', amount: '1.5', amountBaseUnits: 2n ** 80n, from: '0x3333', detectedAt: 9 } as never,
+    });
+    await repo.insert(full);
+    const got = (await repo.get(full.id))!;
+    expect(got).toEqual(full);
+    expect(got.amountBaseUnits).toBe(big);
+    expect(typeof got.createdAt).toBe('number');
+    const minimal = storedIntent();
+    await repo.insert(minimal);
+    expect(await repo.get(minimal.id)).toEqual(minimal);
+    expect(await repo.getForUpdate(minimal.id)).toEqual(minimal);
+    expect(await repo.get('pi_missing')).toBeNull();
+  });
+
+  it('update writes the whole row by id', async () => {
+    const repo = await repoOf(engine);
+    const i = storedIntent();
+    const other = storedIntent();
+    await repo.insert(i);
+    await repo.insert(other);
+    const next = { ...i, state: 'confirmed' as const, confirmedAt: 5, metadata: { k: 'v' }, updatedAt: i.updatedAt + 1, amountBaseUnits: 2n ** 70n };
+    await repo.update(next);
+    expect(await repo.get(i.id)).toEqual(next);
+    expect(await repo.get(other.id)).toEqual(other);
+  });
+
+  it('lists newest first with limit, cursor, state and reference filters, scoped to account and mode', async () => {
+    const repo = await repoOf(engine);
+    const mine = Array.from({ length: 6 }, (_, n) => storedIntent({ reference: n % 2 === 0 ? 'even' : 'odd', state: n < 2 ? 'cancelled' : 'created' }));
+    for (const i of mine) await repo.insert(i);
+    await repo.insert(storedIntent({ accountId: 'acct_b' }));
+    await repo.insert(storedIntent({ mode: 'live' }));
+    const q = { accountId: 'acct_a', mode: 'test' as const };
+    const newestFirst = [...mine].reverse().map((i) => i.id);
+
+    expect(await ids(repo.list({ ...q, limit: 100 }))).toEqual(newestFirst);
+    expect(await ids(repo.list({ ...q, limit: 2 }))).toEqual(newestFirst.slice(0, 2));
+    const cursor = (await repo.seqOf(newestFirst[1]!, 'acct_a', 'test'))!;
+    expect(typeof cursor).toBe('number');
+    expect(await ids(repo.list({ ...q, limit: 100, beforeSeq: cursor }))).toEqual(newestFirst.slice(2));
+    expect(await ids(repo.list({ ...q, limit: 100, state: 'cancelled' }))).toEqual([mine[1]!.id, mine[0]!.id]);
+    expect(await ids(repo.list({ ...q, limit: 100, reference: 'odd' }))).toEqual([mine[5]!.id, mine[3]!.id, mine[1]!.id]);
+    const before = (await repo.seqOf(mine[5]!.id, 'acct_a', 'test'))!;
+    expect(await ids(repo.list({ ...q, limit: 100, reference: 'odd', state: 'created', beforeSeq: before }))).toEqual([mine[3]!.id]);
+    // seqOf is scoped: another account's or mode's intent is no cursor; the operator's is any.
+    expect(await repo.seqOf(mine[0]!.id, 'acct_b', 'test')).toBeNull();
+    expect(await repo.seqOf(mine[0]!.id, 'acct_a', 'live')).toBeNull();
+    expect(await repo.seqOf(mine[0]!.id)).toBeTypeOf('number');
+    expect(await ids(repo.list({ limit: 100 }))).toHaveLength(8);
+  });
+
+  it('listLive returns live states only, oldest first; listLiveHeads is it narrowed, in the same order', async () => {
+    const repo = await repoOf(engine);
+    for (const [n, state] of ALL_STATES.entries()) {
+      await repo.insert(storedIntent({ state, expiresAt: 1_000 + n, pendingAtExpiry: n % 2 === 1, txSignature: n === 0 ? null : `sig-${state}` }));
+    }
+    const live = await repo.listLive();
+    expect(live.map((i) => i.state)).toEqual(['created', 'pending', 'confirmed', 'dropped']);
+    const heads = await repo.listLiveHeads();
+    expect(heads).toEqual(live.map((i) => ({ id: i.id, accountId: i.accountId, state: i.state, expiresAt: i.expiresAt, pendingAtExpiry: i.pendingAtExpiry, txSignature: i.txSignature })));
+    expect(heads.map((h) => [h.state, h.pendingAtExpiry, h.txSignature])).toEqual([
+      ['created', false, null], ['pending', true, 'sig-pending'], ['confirmed', false, 'sig-confirmed'], ['dropped', true, 'sig-dropped'],
+    ]);
+  });
+
+  it('listByReceiver: live ones and those updated since, newest first; listClosedWithTransaction: closed, unfinalized, with a transaction, oldest update first', async () => {
+    const repo = await repoOf(engine);
+    const r = { requestor: '0xaaaa', tokenAddress: '0xtoken' };
+    const live = storedIntent({ ...r, state: 'pending', updatedAt: 70, txSignature: '0x1' });
+    const closedNew = storedIntent({ ...r, state: 'failed', updatedAt: 50, txSignature: '0x2' });
+    const closedNewer = storedIntent({ ...r, state: 'expired', updatedAt: 60, txSignature: '0x4' });
+    const finalized = storedIntent({ ...r, state: 'finalized', updatedAt: 40, txSignature: '0x3', finalizedAt: 40 });
+    const noTx = storedIntent({ ...r, state: 'expired', updatedAt: 55 });
+    const old = storedIntent({ ...r, state: 'failed', updatedAt: 5, txSignature: '0x5' });
+    const elsewhere = storedIntent({ ...r, state: 'failed', updatedAt: 50, txSignature: '0x6', chain: 'eip155:8453' });
+    for (const i of [live, noTx, finalized, old, elsewhere, closedNewer, closedNew]) await repo.insert(i);
+    expect(await ids(repo.listByReceiver('eip155:84532', r.requestor, r.tokenAddress, 20))).toEqual([closedNew.id, closedNewer.id, finalized.id, noTx.id, live.id]);
+    expect(await ids(repo.listClosedWithTransaction('eip155:84532', 20))).toEqual([closedNew.id, closedNewer.id]);
+    expect(await ids(repo.listClosedWithTransaction('eip155:84532', 65))).toEqual([]);
+  });
+
+  it('finds by chain and tx signature (unique per chain), by Solana reference and by pay token; ids are unique', async () => {
+    const repo = await repoOf(engine);
+    const a = storedIntent({ txSignature: '0xfeed', solanaReference: 'ref1' });
+    await repo.insert(a);
+    expect((await repo.findByTxSignature('eip155:84532', '0xfeed'))?.id).toBe(a.id);
+    expect(await repo.findByTxSignature('eip155:42431', '0xfeed')).toBeNull();
+    await refusedAsDuplicate(() => repo.insert(storedIntent({ txSignature: '0xfeed' })));
+    await refusedAsDuplicate(() => repo.insert(storedIntent({ id: a.id })));
+    await repo.insert(storedIntent({ txSignature: '0xfeed', chain: 'eip155:42431' }));
+    // Many intents without a signature are fine.
+    await repo.insert(storedIntent());
+    await repo.insert(storedIntent());
+    expect((await repo.findBySolanaReference('ref1'))?.id).toBe(a.id);
+    expect((await repo.findByPayToken(a.payToken!))?.id).toBe(a.id);
+    expect(await repo.findByPayToken('pt_none')).toBeNull();
+  });
+
+  it('a look-up by a string holding U+0000 finds nothing (PostgreSQL text cannot hold it; SQLite stores none)', async () => {
+    const repo = await repoOf(engine);
+    const i = storedIntent({ reference: 'r1', txSignature: '0x1' });
+    await repo.insert(i);
+    const nul = `${i.id}\u0000`;
+    expect(await repo.get(nul)).toBeNull();
+    expect(await repo.getForUpdate(nul)).toBeNull();
+    expect(await repo.seqOf(nul, 'acct_a', 'test')).toBeNull();
+    expect(await repo.findByTxSignature(i.chain, '0x1\u0000')).toBeNull();
+    expect(await repo.findByPayToken('\u0000')).toBeNull();
+    expect(await repo.list({ accountId: 'acct_a', mode: 'test', reference: 'r1\u0000', limit: 10 })).toEqual([]);
+    expect(await ids(repo.list({ accountId: 'acct_a', mode: 'test', reference: 'r1', limit: 10 }))).toEqual([i.id]);
+  });
+});
