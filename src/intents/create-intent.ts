@@ -49,6 +49,8 @@ function resolveIdempotencyKey(header: string | null, body: CreateIntentBody): s
   if (key !== null && (key.length < 1 || key.length > 255)) {
     throw invalidParam(header !== null ? 'Idempotency-Key' : 'idempotencyKey', 'Idempotency keys are 1 to 255 characters.');
   }
+  // A header cannot carry U+0000; a body key could, and PostgreSQL text cannot store it.
+  if (key !== null && key.includes('\u0000')) throw invalidParam('idempotencyKey', 'Idempotency keys must not contain the NUL character (U+0000).');
   return key;
 }
 

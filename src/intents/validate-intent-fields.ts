@@ -5,6 +5,8 @@ export function checkReference(v: unknown): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') throw invalidParam('reference', 'reference must be a string.');
   if (v.length > 256) throw invalidParam('reference', 'reference must be at most 256 characters.');
+  // PostgreSQL text cannot hold U+0000: refused on both engines alike, never a 500 on one of them.
+  if (v.includes('\u0000')) throw invalidParam('reference', 'reference must not contain the NUL character (U+0000).');
   return v;
 }
 

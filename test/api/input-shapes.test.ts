@@ -130,3 +130,16 @@ describe('JSON only', () => {
     expect((await raw(JSON.stringify(intentBody()), { 'content-type': 'application/merge-patch+json' })).status).toBe(201);
   });
 });
+
+describe('U+0000 in stored text', () => {
+  // PostgreSQL text cannot hold it: both engines refuse it the same way, never a 500 on one.
+  it('reference (create and PATCH) and a body idempotencyKey: 400 naming the field, nothing written', async () => {
+    const before = (await api.get('/v1/intents?limit=100')).body.intents.length;
+    expectError(await api.post('/v1/intents', intentBody({ reference: 'order\u00001' })), 400, 'request.invalid_param', 'reference');
+    expectError(await api.post('/v1/intents', intentBody({ idempotencyKey: 'k\u0000' })), 400, 'request.invalid_param', 'idempotencyKey');
+    expect((await api.get('/v1/intents?limit=100')).body.intents.length).toBe(before);
+    const i = await fresh();
+    expectError(await api.patch(`/v1/intents/${i.id}`, { updatedAt: i.updatedAt, reference: '\u0000' }), 400, 'request.invalid_param', 'reference');
+    expect((await api.get(`/v1/intents/${i.id}`)).body.intent.updatedAt).toBe(i.updatedAt);
+  });
+});
