@@ -2,6 +2,7 @@
 // without listening. src/server.ts adds the HTTP listener; tests use this directly with app.handle().
 import { createChainWatch } from './actors/chain-watch';
 import { createRuntime, type Runtime } from './actors/runtime';
+import { createWorkLeases, shardName, shardOf, type WorkLeases } from './actors/work-leases';
 import { apiPlugin } from './api/app';
 import { authenticate } from './api/auth';
 import { createRateLimiter } from './web/rate-limit';
@@ -46,7 +47,9 @@ const RECONCILE_INTERVAL_MS = 2_000;
 
 export async function createCore(config: Config, opts: CoreOptions = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
-  const store: Store = await openStore(config, { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log });
+  // This instance's id: the owner of its claims and work leases, and of its heartbeat row.
+  const instanceId = `inst_${crypto.randomUUID()}`;
+  const store: Store = await openStore(config, { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log, instanceId });
   const repos = store.repos;
   const { intents, submissions } = repos;
   const chains = createChainRegistry(config, { solana: createSolanaAdapter({ log }), evm: createEvmAdapter({ log }), ...opts.adapters });
@@ -60,7 +63,46 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     sqlite.failThisCommit();
   };
   let services: Services;
+  let detection: Detection | null = null;
+  // Live work by lease (issue 12): from boot on, this instance follows only the shards and the
+  // chains it holds; before it (tests that drive a core without booting it) it follows everything.
+  let joined = false;
+  const heldChains = () => new Set([...chains.networks.keys()].filter((c) => work.fenceForChain(c) !== null));
+  const followDetection = () => void detection?.follow(heldChains()).catch((e) => log('error', 'starting or stopping detection failed', { error: String(e) }));
+  /** Recorded transactions of intents that closed unpaid within the look-back stay in sight (those of `owned` intents). */
+  const followClosed = async (owned: (intentId: string) => boolean) => {
+    const since = Date.now() - config.detection.lookbackSeconds * 1000;
+    for (const chain of chains.networks.keys()) chainWatch.sync((await intents.listClosedWithTransaction(chain, since)).filter((r) => owned(r.id)), false);
+  };
+  const work: WorkLeases = createWorkLeases({
+    store: repos.leases,
+    owner: instanceId,
+    chains: [...chains.networks.keys()],
+    leaseSeconds: config.cluster.leaseSeconds,
+    log,
+    onGained(gained) {
+      const shards = new Set(gained.map((g) => g.name).filter((n) => n.startsWith('shard:')));
+      if (shards.size > 0 && joined) {
+        // A shard just taken is read now, not at the next periodic scan: its deadlines may be due.
+        const mine = (id: string) => shards.has(shardName(shardOf(id)));
+        runtime
+          .resync()
+          .then(() => followClosed(mine))
+          .catch((e) => log('error', 'reading a newly leased shard failed; the periodic scan reads it again', { error: String(e) }));
+      }
+      followDetection();
+    },
+    onLost(names) {
+      const lost = new Set(names);
+      const gone = (id: string) => lost.has(shardName(shardOf(id)));
+      runtime.dropWhere(gone);
+      chainWatch.dropWhere(gone);
+      followDetection();
+    },
+  });
+  const liveWork = () => (joined ? work : null);
   const chainWatch = createChainWatch(chains, () => runtime, {
+    work: liveWork,
     log: (msg, f) => log('warn', msg, f),
     onReportWrite: reportFault && ((o) => reportFault(o, { failCommit })),
     lookbackMs: config.detection.lookbackSeconds * 1000,
@@ -78,6 +120,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     inspect: opts.inspect,
     holdExpiry: (id, tx) => tx.submissions.hasSending(id),
     log,
+    work: liveWork,
   });
   services = {
     config, runtime, intents, idempotency: repos.idempotency, chains, screener,
@@ -91,7 +134,6 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
   const limiter = createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
   let ready = false;
   const atClose: Array<() => void> = [];
-  let detection: Detection | null = null;
   // The caller resolved in onRequest, per request object: one key lookup per request.
   const callers = new WeakMap<Request, Caller>();
   // The webhook verbs' services, the same for the API and the dashboard.
@@ -175,6 +217,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     runtime,
     dispatcher,
     chainWatch,
+    /** The work leases this instance holds (issue 12). */
+    work,
     log,
     /** End the surfaces' endless responses (before a graceful HTTP stop, which waits for them). */
     endStreams,
@@ -191,12 +235,14 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
       void reconcile();
       reconcileTimer = setInterval(() => void reconcile(), RECONCILE_INTERVAL_MS);
       reconcileTimer.unref?.();
+      // Join: the heartbeat and a first share of the work leases (on SQLite: every one) before the rows are read.
+      await work.start();
+      joined = true;
       const n = await runtime.rehydrateLive();
-      // Recorded transactions of intents that closed unpaid within the look-back stay in sight.
-      const since = Date.now() - config.detection.lookbackSeconds * 1000;
-      for (const chain of chains.networks.keys()) chainWatch.sync(await intents.listClosedWithTransaction(chain, since), false);
+      await followClosed((id) => work.fenceForIntent(id) !== null);
       dispatcher.start();
-      detection = startDetectors(services, (msg, f) => log('warn', msg, f));
+      detection = startDetectors(services, (msg, f) => log('warn', msg, f), work);
+      followDetection();
       ready = true;
       log('info', 'booted', { live_intents: n });
       return n;
@@ -211,6 +257,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
       await detection?.stop();
       await chainWatch.stop();
       runtime.stop();
+      // Nothing of this instance works on them any more: others take them over at once.
+      await work.stop();
       // Last writes of this instance (the instance lease's release), committed and synced like any other.
       await Promise.all(
         atClose.map((f) => store.transact(async () => f()).catch((e) => log('warn', 'a last write at stop failed', { error: String(e) }))),

@@ -10,7 +10,9 @@ import type { StoredIntent } from '../store/intents';
 import type { SubmissionOutcome } from '../store/submissions';
 import type { Runtime } from './runtime';
 import { hasTag } from '../../machines/judge';
+import { checkFence, isLeaseMoved } from './lease-fence';
 import { watchStageOf } from './step';
+import type { WorkLeases } from './work-leases';
 
 export interface ChainWatch {
   /**
@@ -22,6 +24,8 @@ export interface ChainWatch {
   /** Write a watcher report through the runtime (ignored when it no longer applies). */
   report(o: ChainObservation): Promise<void>;
   watchedCount(): number;
+  /** Stop following these intents at once (their shard's lease is gone); their unwritten reports are dropped. */
+  dropWhere(gone: (intentId: string) => boolean): void;
   /** Intents with a report whose write failed, kept and being written again. */
   unwrittenCount(): number;
   stop(): Promise<void>;
@@ -41,6 +45,12 @@ export interface ChainWatchOptions {
    */
   onLandedAfterClose?: (row: StoredIntent, commitment: 'confirmed' | 'finalized') => Promise<void>;
   now?: () => number;
+  /**
+   * Live work by lease (issue 12): a report's write is fenced with its intent's shard lease, and
+   * one fenced out (the shard moved) is dropped with the rest of that intent's queue. Null before
+   * the instance joined (boot): every report is written.
+   */
+  work?: () => Pick<WorkLeases, 'owner' | 'fenceForIntent'> | null;
 }
 
 export function toEvent(o: ChainObservation, at: number): IntentEvent {
@@ -137,7 +147,10 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
   };
 
   const write = async (o: ChainObservation): Promise<void> => {
+    const work = opts.work?.() ?? null;
+    const fence = work ? work.fenceForIntent(o.intentId) : null;
     const landedAfterClose = await getRuntime().write(async (tx) => {
+      if (work) await checkFence(tx.repos.leases, fence, work.owner, `the shard of ${o.intentId}`);
       opts.onReportWrite?.(o);
       const cur = await tx.get(o.intentId);
       if (!cur) return null;
@@ -169,6 +182,13 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
         queue.shift();
         failing.delete(id);
       } catch (e) {
+        if (isLeaseMoved(e)) {
+          // Another instance holds the intent's shard now; it follows the chain from the row.
+          opts.log('chain report dropped: its shard is held by another instance now', { intent_id: id, lease: e.lease });
+          queue.length = 0;
+          unfollow(id);
+          break;
+        }
         // Not written: the row still says what it said. Keep the report (and everything newer
         // behind it, in order) and write it again; a failed write never loses an observation.
         if (!failing.has(id)) opts.log('chain report not written; retrying', { intent_id: id, type: queue[0]!.type, error: String(e) });
@@ -193,7 +213,8 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
       }
     },
     report(o) {
-      if (stopped) return Promise.resolve();
+      const work = opts.work?.() ?? null;
+      if (stopped || (work && work.fenceForIntent(o.intentId) === null)) return Promise.resolve();
       // For a closed intent only a landing is news (its watcher repeats the old verdict).
       if (followed.get(o.intentId)?.stage === 'closed' && o.type !== 'confirmed' && o.type !== 'finalized') return Promise.resolve();
       const queue = queues.get(o.intentId);
@@ -208,6 +229,10 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
       return drain(o.intentId, fresh);
     },
     watchedCount: () => followed.size,
+    dropWhere(gone) {
+      for (const id of [...followed.keys()]) if (gone(id)) unfollow(id);
+      for (const [id, queue] of queues) if (gone(id)) queue.length = 0;
+    },
     unwrittenCount: () => failing.size,
     async stop() {
       stopped = true;

@@ -15,6 +15,8 @@ import type { Store, StoreRepos } from '../store/store';
 import { MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../machines/intent.machine';
 import { hasTag, invalidState } from '../../machines/judge';
 import { createDeadlines, type Deadlines } from './deadlines';
+import { checkFence, isLeaseMoved } from './lease-fence';
+import type { WorkLeases } from './work-leases';
 import { createInspectMirror, type CommittedMove } from './inspect-mirror';
 import { forget, initialSnapshotJson, step, type Emitted, type Step } from './step';
 
@@ -42,6 +44,13 @@ export interface RuntimeDeps {
   log?: Log;
   /** How often the live rows are read again to re-arm deadlines and watches (default 5 s). */
   resyncMs?: number;
+  /**
+   * Live work by lease (issue 12, src/actors/work-leases.ts): deadlines are armed, and rows handed
+   * to onCommitted, only for intents of shards this instance holds, and an expiry's write is
+   * fenced with its shard's lease. Absent, or null (before the instance joined, at boot): this
+   * runtime follows every intent.
+   */
+  work?: () => Pick<WorkLeases, 'owner' | 'fenceForIntent'> | null;
 }
 
 const EXPIRY_HOLD_MS = 2_000;
@@ -80,6 +89,8 @@ export interface Runtime {
   resync(): Promise<number>;
   /** Live intents this runtime follows (deadline or chain watch). */
   liveIntents(): number;
+  /** Stop following these intents at once (their shard's lease is gone); onCommitted's user drops them itself. */
+  dropWhere(gone: (intentId: string) => boolean): void;
   stop(): void;
 }
 
@@ -126,9 +137,24 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const mirror = deps.inspect ? createInspectMirror(deps.inspect) : null;
   let scanTimer: ReturnType<typeof setInterval> | null = null;
 
+  const workOf = () => deps.work?.() ?? null;
+  const owns = (intentId: string) => {
+    const w = workOf();
+    return w === null || w.fenceForIntent(intentId) !== null;
+  };
+  const unfollow = (intentId: string) => {
+    live.delete(intentId);
+    deadlines.disarm(intentId);
+  };
+
   const deadlines: Deadlines = createDeadlines((intentId) => {
+    const work = workOf();
+    const fence = work ? work.fenceForIntent(intentId) : null;
+    // Its shard moved since the deadline was armed: the new holder arms it from the row.
+    if (work && fence === null) return unfollow(intentId);
     runtime
       .write(async (tx) => {
+        if (work) await checkFence(tx.repos.leases, fence, work.owner, `the shard of ${intentId}`);
         const cur = await tx.get(intentId);
         // A transaction for it is being broadcast (or was, before a crash): never expire it now;
         // look again shortly, once the submit or reconciliation has moved it to pending.
@@ -139,6 +165,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         return cur ? tx.apply(cur, { type: 'EXPIRE', at: tx.now }, 'ignore') : null;
       })
       .catch((e) => {
+        if (isLeaseMoved(e)) {
+          // Fenced out: another instance holds the shard now and expires it from the row.
+          log('info', 'expiry dropped: its shard is held by another instance now', { intent_id: intentId, lease: e.lease });
+          return unfollow(intentId);
+        }
         // Not written: the row still says what it said, so its deadline is still due.
         log('error', 'expiry failed; retrying', { intent_id: intentId, error: String(e) });
         deadlines.arm(intentId, now() + EXPIRY_RETRY_MS);
@@ -147,6 +178,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   /** Follow one committed row: its deadline and whether it is live. */
   function follow(i: LiveHead): void {
+    if (!owns(i.id)) {
+      unfollow(i.id);
+      return;
+    }
     if (hasTag(i, 'terminal')) {
       live.delete(i.id);
       deadlines.disarm(i.id);
@@ -219,8 +254,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         .then((result) => {
           // Committed: now, and only now, memory follows these rows. A write that did not commit
           // changed nothing here, so nothing needs undoing.
-          const rows = [...touched.values()];
-          for (const i of rows) follow(i);
+          for (const i of touched.values()) follow(i);
+          // Another instance follows the rest (their shard is its), from its own scan of the rows.
+          const rows = [...touched.values()].filter((i) => owns(i.id));
           if (rows.length > 0) deps.onCommitted?.(rows, false);
           mirror?.replay(moves);
           if (queued) deps.onDeliveriesQueued();
@@ -229,7 +265,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     },
     async resync() {
       // Six columns per live intent, not whole rows (at 100k live: ~3x less to read, no JSON).
-      const heads = await deps.intents.listLiveHeads();
+      // Only the shards this instance holds (work leases; all of them without).
+      const heads = (await deps.intents.listLiveHeads()).filter((h) => owns(h.id));
       const ids = new Set<string>();
       for (const h of heads) ids.add(h.id);
       for (const id of live) {
@@ -262,6 +299,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return n;
     },
     liveIntents: () => live.size,
+    dropWhere(gone) {
+      for (const id of [...live]) if (gone(id)) unfollow(id);
+    },
     stop() {
       if (scanTimer) clearInterval(scanTimer);
       scanTimer = null;

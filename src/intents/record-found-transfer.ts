@@ -30,7 +30,8 @@ type Verdict =
   | { kind: 'late'; intent: StoredIntent }
   | { kind: 'unmatched'; reason: PaymentReason; intent: StoredIntent | null; account: StoredIntent };
 
-export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promise<RecordFoundTransferResult> {
+/** `guard` runs first inside the write (a detection scan's lease fence: it throws to drop the write). */
+export async function recordFoundTransfer(s: Services, ft: FoundTransfer, guard?: (tx: Tx) => Promise<void>): Promise<RecordFoundTransferResult> {
   const network = s.chains.network(ft.chain);
   if (!network) return { outcome: 'ignored', payment: null };
   const adapter = s.chains.adapter(network.family);
@@ -42,6 +43,7 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer): Promi
   const sanctioned = await senderSanctioned(s, found, network.family);
 
   return s.runtime.write(async (tx) => {
+    await guard?.(tx);
     const { payments, intents, submissions } = tx.repos;
     const known = await payments.findByTx(found.chain, found.txSignature);
     if (known) {

@@ -5,7 +5,9 @@
 // per store (not per transaction): it keeps the token of each claim it holds, to release exactly
 // that claim and never a successor's.
 import type { Mode } from '../domain/intent';
-import type { ClaimStore } from './claims';
+import type { Database } from 'bun:sqlite';
+import type { Awaitable, Sync } from './awaitable';
+import { createClaimStore, type ClaimStore } from './claims';
 
 /**
  * How long a claim holds when its holder never releases it (crashed, or cut off from the database).
@@ -19,32 +21,35 @@ import type { ClaimStore } from './claims';
 export const CLAIM_TTL_MS = 60_000;
 
 export interface IdempotencyClaims {
-  claim(accountId: string, mode: Mode, key: string): Promise<boolean>;
-  release(accountId: string, mode: Mode, key: string): Promise<void>;
+  claim(accountId: string, mode: Mode, key: string): Awaitable<boolean>;
+  release(accountId: string, mode: Mode, key: string): Awaitable<void>;
 }
 
 export interface BroadcastClaims {
-  claimBroadcast(chain: string, txSignature: string): Promise<boolean>;
-  releaseBroadcast(chain: string, txSignature: string): Promise<void>;
-  isBroadcasting(chain: string, txSignature: string): Promise<boolean>;
+  claimBroadcast(chain: string, txSignature: string): Awaitable<boolean>;
+  releaseBroadcast(chain: string, txSignature: string): Awaitable<void>;
+  isBroadcasting(chain: string, txSignature: string): Awaitable<boolean>;
 }
+
+/** f applied to a value or to a promise of one: a synchronous store (SQLite) keeps synchronous slots. */
+const then = <A, B>(v: A | Promise<A>, f: (a: A) => B): B | Promise<B> => (v instanceof Promise ? v.then(f) : f(v));
 
 function slots(store: ClaimStore, kind: string, ttlMs: number) {
   const tokens = new Map<string, string>();
   return {
-    async claim(key: string): Promise<boolean> {
-      const token = await store.claim(kind, key, ttlMs);
-      if (token === null) return false;
-      tokens.set(key, token);
-      return true;
-    },
-    async release(key: string): Promise<void> {
+    claim: (key: string): Awaitable<boolean> =>
+      then(store.claim(kind, key, ttlMs), (token) => {
+        if (token === null) return false;
+        tokens.set(key, token);
+        return true;
+      }),
+    release(key: string): Awaitable<void> {
       const token = tokens.get(key);
       if (token === undefined) return;
       tokens.delete(key);
-      await store.release(kind, key, token);
+      return store.release(kind, key, token);
     },
-    held: async (key: string) => store.held(kind, key),
+    held: (key: string): Awaitable<boolean> => store.held(kind, key),
   };
 }
 
@@ -64,5 +69,17 @@ export function broadcastClaims(store: ClaimStore, ttlMs = CLAIM_TTL_MS): Broadc
     claimBroadcast: (c, t) => s.claim(key(c, t)),
     releaseBroadcast: (c, t) => s.release(key(c, t)),
     isBroadcasting: (c, t) => s.held(key(c, t)),
+  };
+}
+
+/**
+ * Both sets on one SQLite database, owned by `owner` (default: unique to this call). bun:sqlite is
+ * synchronous, and so are these.
+ */
+export function sqliteClaims(sqlite: Database, owner = `proc_${crypto.randomUUID()}`) {
+  const store = createClaimStore(sqlite, owner);
+  return {
+    idempotency: idempotencyClaims(store) as Sync<IdempotencyClaims>,
+    broadcast: broadcastClaims(store) as Sync<BroadcastClaims>,
   };
 }

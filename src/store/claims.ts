@@ -1,5 +1,4 @@
 // Claims (pg-design 10): short-lived "someone is doing this now" markers in the database, so they
-// (Return types are T | Promise<T>: the engine-neutral Awaitable<T> of src/store/awaitable.ts.)
 // hold across instances and across processes on one SQLite file: an idempotency key whose first
 // request is in flight, a transaction being broadcast. A claim row is taken when absent or
 // expired, in ONE statement (INSERT .. ON CONFLICT DO UPDATE .. WHERE expired), released by
@@ -9,6 +8,7 @@
 // by an OS crash only frees early, and the request's own write is still idempotent in the
 // database (the idempotency key and the submission row are unique there).
 import type { Database } from 'bun:sqlite';
+import type { Awaitable, Sync } from './awaitable';
 
 export interface ClaimStore {
   /**
@@ -16,11 +16,11 @@ export interface ClaimStore {
    * requests of one process exclude each other too). Returns the claim's token (release with
    * it), or null when it is held.
    */
-  claim(kind: string, key: string, ttlMs: number): string | null | Promise<string | null>;
+  claim(kind: string, key: string, ttlMs: number): Awaitable<string | null>;
   /** Give it back; a no-op when it expired and someone else took it since (the token differs). */
-  release(kind: string, key: string, token: string): void | Promise<void>;
+  release(kind: string, key: string, token: string): Awaitable<void>;
   /** True while an unexpired claim of (kind, key) exists, whoever holds it. */
-  held(kind: string, key: string): boolean | Promise<boolean>;
+  held(kind: string, key: string): Awaitable<boolean>;
 }
 
 /** A token unique to one claim: the instance (for an operator reading the table) and a nonce. */
@@ -41,7 +41,7 @@ export function withoutFsync<T>(sqlite: Database, fn: () => T): T {
   }
 }
 
-export function createClaimStore(sqlite: Database, owner: string, now: () => number = Date.now): ClaimStore {
+export function createClaimStore(sqlite: Database, owner: string, now: () => number = Date.now): Sync<ClaimStore> {
   const take = sqlite.prepare<{ owner: string }, [string, string, string, number, number]>(
     `INSERT INTO claims (kind, key, owner, expires_at) VALUES (?1, ?2, ?3, ?4)
      ON CONFLICT (kind, key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at

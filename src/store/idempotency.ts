@@ -3,6 +3,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Mode } from '../domain/intent';
 import type { Awaitable, Sync } from './awaitable';
+import { sqliteClaims } from './claim-slots';
 
 export interface StoredResponse {
   requestHash: string;
@@ -22,14 +23,18 @@ export interface IdempotencyRepo {
   purge(now: number): Awaitable<number>;
   /**
    * Claim a key whose first request is still being processed; false when it is already claimed.
-   * On SQLite one process owns the file (the single-instance guard), so this process's memory is
-   * the lock; a multi-instance store takes it in the database instead. Always `release` it.
+   * A claim row in the database (src/store/claim-slots.ts), so it holds across instances and
+   * processes; it frees itself after CLAIM_TTL_MS if its holder died. Always `release` it.
    */
   claim(accountId: string, mode: Mode, key: string): Awaitable<boolean>;
   release(accountId: string, mode: Mode, key: string): Awaitable<void>;
 }
 
-export function createIdempotencyRepo(sqlite: Database): Sync<IdempotencyRepo> {
+/**
+ * `claims`: the in-flight keys, one set per store (its tokens are shared by every transaction's
+ * repositories); by default claims in this database owned by a process-unique id.
+ */
+export function createIdempotencyRepo(sqlite: Database, claims = sqliteClaims(sqlite).idempotency): Sync<IdempotencyRepo> {
   const get = sqlite.prepare(
     `SELECT request_hash, response_status, response_body FROM idempotency_keys
      WHERE account_id = ? AND mode = ? AND key = ? AND expires_at > ?`,
@@ -43,8 +48,6 @@ export function createIdempotencyRepo(sqlite: Database): Sync<IdempotencyRepo> {
      WHERE idempotency_keys.expires_at <= ?7`,
   );
   const purge = sqlite.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
-  const claimed = new Set<string>();
-  const slot = (accountId: string, mode: Mode, key: string) => `${accountId}:${mode}:${key}`;
   return {
     get(accountId, mode, key, now) {
       const r = get.get(accountId, mode, key, now) as
@@ -56,12 +59,7 @@ export function createIdempotencyRepo(sqlite: Database): Sync<IdempotencyRepo> {
       return put.run(accountId, mode, key, r.requestHash, r.responseStatus, r.responseBody, now, now + ttlSeconds * 1000).changes === 1;
     },
     purge: (now) => purge.run(now).changes,
-    claim(accountId, mode, key) {
-      const k = slot(accountId, mode, key);
-      if (claimed.has(k)) return false;
-      claimed.add(k);
-      return true;
-    },
-    release: (accountId, mode, key) => void claimed.delete(slot(accountId, mode, key)),
+    claim: claims.claim,
+    release: claims.release,
   };
 }

@@ -8,6 +8,7 @@
 // an OS crash that loses a renewal only lets the lease run out early, and the crashed process
 // holds nothing any more anyway.
 import type { Database } from 'bun:sqlite';
+import type { Awaitable, Sync } from './awaitable';
 import { withoutFsync } from './claims';
 
 export interface Held {
@@ -22,25 +23,25 @@ export interface LeaseRow extends Held {
 
 export interface LeaseStore {
   /** Take each of `names` that is free or expired, for ttlMs; returns those taken with their new epochs. */
-  take(names: readonly string[], owner: string, ttlMs: number): Held[] | Promise<Held[]>;
+  take(names: readonly string[], owner: string, ttlMs: number): Awaitable<Held[]>;
   /** Extend the leases this owner still holds at these epochs; returns the names extended. */
-  renew(held: readonly Held[], owner: string, ttlMs: number): string[] | Promise<string[]>;
+  renew(held: readonly Held[], owner: string, ttlMs: number): Awaitable<string[]>;
   /** Give leases up at once (expired, epoch kept), if still held at these epochs. */
-  release(held: readonly Held[], owner: string): void | Promise<void>;
+  release(held: readonly Held[], owner: string): Awaitable<void>;
   /** Unexpired leases whose name starts with `prefix`. */
-  active(prefix: string): LeaseRow[] | Promise<LeaseRow[]>;
+  active(prefix: string): Awaitable<LeaseRow[]>;
   /**
    * Fencing: true when `owner` still holds `name` at `epoch`. Call it inside the transaction of the
    * write it guards; on PostgreSQL it locks the row FOR SHARE, so a takeover waits for that write.
    */
-  check(name: string, epoch: number, owner: string): boolean | Promise<boolean>;
+  check(name: string, epoch: number, owner: string): Awaitable<boolean>;
   /** Forget rows matching `prefix` that expired before `ms` ago (dead instances' heartbeats). */
-  sweep(prefix: string, olderThanMs: number): number | Promise<number>;
+  sweep(prefix: string, olderThanMs: number): Awaitable<number>;
 }
 
 type Row = { name: string; owner: string; epoch: number; expires_at: number };
 
-export function createLeaseStore(sqlite: Database, now: () => number = Date.now): LeaseStore {
+export function createLeaseStore(sqlite: Database, now: () => number = Date.now): Sync<LeaseStore> {
   const take = sqlite.prepare<{ name: string; epoch: number }, [string, string, number, number]>(
     `INSERT INTO leases (name, owner, epoch, expires_at) VALUES (?1, ?2, 1, ?3)
      ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, epoch = leases.epoch + 1, expires_at = excluded.expires_at

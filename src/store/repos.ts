@@ -4,11 +4,13 @@
 import { createAccountRepo, type AccountRepo } from './accounts';
 import { createApiKeyRepo, type ApiKeyRepo } from './api-keys';
 import type { Sync } from './awaitable';
+import { sqliteClaims } from './claim-slots';
 import type { Db } from './db';
 import { createDetectionRepo, type DetectionRepo, type DetectionStates } from './detection';
 import { createEventRepo, type EventRepo } from './events';
 import { createIdempotencyRepo, type IdempotencyRepo } from './idempotency';
 import { createIntentRepo, type IntentRepo } from './intents';
+import { createLeaseStore, type LeaseStore } from './leases';
 import { createIntentsOverviewRepo, type IntentsOverviewRepo } from './intents-overview';
 import { createLiveEventRepo, type LiveEventRepo } from './live-events';
 import { createOutbox, type Outbox } from './outbox';
@@ -34,6 +36,8 @@ export interface StoreRepos {
   liveEvents: LiveEventRepo;
   intentsOverview: IntentsOverviewRepo;
   dispatch: DispatchStore;
+  /** Work leases (src/actors/work-leases.ts); inside a transaction, `check` fences the write. */
+  leases: LeaseStore;
 }
 
 /** The name the web surfaces and webhook verbs have always used. */
@@ -52,17 +56,22 @@ export function createRepos(db: Db) {
   };
 }
 
-/** Every repository on one SQLite database. `states` are the machine's tag sets (see states.ts). */
-export function createSqliteRepos(db: Db, states: DetectionStates): SqliteRepos {
+/**
+ * Every repository on one SQLite database. `states` are the machine's tag sets (see states.ts);
+ * `owner` names this instance in the claims it takes.
+ */
+export function createSqliteRepos(db: Db, states: DetectionStates, owner?: string): SqliteRepos {
+  const claims = sqliteClaims(db.sqlite, owner);
   return {
     ...createRepos(db),
     intents: createIntentRepo(db.sqlite, { live: states.live }),
-    idempotency: createIdempotencyRepo(db.sqlite),
+    idempotency: createIdempotencyRepo(db.sqlite, claims.idempotency),
     payments: createPaymentRepo(db.sqlite),
     detection: createDetectionRepo(db.sqlite, states),
-    submissions: createSubmissionRepo(db.sqlite),
+    submissions: createSubmissionRepo(db.sqlite, claims.broadcast),
     outbox: createOutbox(db.sqlite),
     dispatch: createDispatchStore(db),
+    leases: createLeaseStore(db.sqlite),
   };
 }
 

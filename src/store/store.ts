@@ -39,6 +39,8 @@ export interface StoreOptions {
    * thread and no checkpoint worker; every commit syncs itself (synchronous=FULL), as it always did.
    */
   oneShot?: boolean;
+  /** This instance's id: the owner of the claims and work leases it takes. */
+  instanceId?: string;
 }
 
 /** The one serve per SQLite file (contract 14): src/actors/instance-lease.ts holds it. */
@@ -98,7 +100,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   const checkpointer: Checkpointer | null = walSync
     ? startCheckpointer({ dbPath: path, sqlite: db.sqlite, committer, log: (level, msg, f) => opts.log(level, msg, f) })
     : null;
-  const repos = createSqliteRepos(db, opts.states);
+  const repos = createSqliteRepos(db, opts.states, opts.instanceId);
   // Writes run one after another in the batch: the fenced repositories work only while one is in
   // its savepoint. A write function still running after its savepoint ended (it awaited I/O and
   // the committer gave up on it) cannot write outside any transaction.

@@ -3,6 +3,7 @@
 // crash or a failed commit afterwards leaves a trace that reconciliation applies as sent.
 import type { Database } from 'bun:sqlite';
 import type { Awaitable, Sync } from './awaitable';
+import { sqliteClaims } from './claim-slots';
 
 export type SubmissionSource = 'submit' | 'txid' | 'detected';
 export type SubmissionStatus = 'sending' | 'sent' | 'rejected';
@@ -42,8 +43,8 @@ export interface SubmissionRepo {
   hasSending(intentId: string): Awaitable<boolean>;
   /**
    * Claim the broadcast of chain + txSignature (false when a broadcast of it is under way), so
-   * reconciliation never takes a live broadcast for a dead one. Process memory is the lock on
-   * SQLite (one process per file); a multi-instance store keeps it in the database.
+   * reconciliation never takes a live broadcast for a dead one. A claim row in the database
+   * (src/store/claim-slots.ts): it holds across instances, and frees itself if its holder died.
    */
   claimBroadcast(chain: string, txSignature: string): Awaitable<boolean>;
   releaseBroadcast(chain: string, txSignature: string): Awaitable<void>;
@@ -69,7 +70,8 @@ function fromRow(r: Row): Submission {
   };
 }
 
-export function createSubmissionRepo(sqlite: Database): Sync<SubmissionRepo> {
+/** `claims`: the broadcasts under way, one set per store (see createIdempotencyRepo). */
+export function createSubmissionRepo(sqlite: Database, claims = sqliteClaims(sqlite).broadcast): Sync<SubmissionRepo> {
   const insert = sqlite.prepare(
     `INSERT INTO submissions (intent_id, chain, tx_signature, signer, signed_transaction, watch_data, source, status, outcome, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?) RETURNING *`,
@@ -87,8 +89,6 @@ export function createSubmissionRepo(sqlite: Database): Sync<SubmissionRepo> {
   const sending = sqlite.prepare(`SELECT * FROM submissions WHERE status = 'sending' AND outcome IS NULL ORDER BY seq`);
   const hasSending = sqlite.prepare(`SELECT 1 AS x FROM submissions WHERE intent_id = ? AND status = 'sending' LIMIT 1`);
 
-  const broadcasting = new Set<string>();
-  const bkey = (chain: string, tx: string) => `${chain}|${tx}`;
   const args = (s: NewSubmission) =>
     [s.signer, s.signedTransaction, s.watchData === null ? null : JSON.stringify(s.watchData), s.source, s.status] as const;
 
@@ -109,12 +109,8 @@ export function createSubmissionRepo(sqlite: Database): Sync<SubmissionRepo> {
     openForIntent: (intentId) => (open.all(intentId) as Row[]).map(fromRow),
     sending: () => (sending.all() as Row[]).map(fromRow),
     hasSending: (intentId) => hasSending.get(intentId) !== null,
-    claimBroadcast(chain, tx) {
-      if (broadcasting.has(bkey(chain, tx))) return false;
-      broadcasting.add(bkey(chain, tx));
-      return true;
-    },
-    releaseBroadcast: (chain, tx) => void broadcasting.delete(bkey(chain, tx)),
-    isBroadcasting: (chain, tx) => broadcasting.has(bkey(chain, tx)),
+    claimBroadcast: claims.claimBroadcast,
+    releaseBroadcast: claims.releaseBroadcast,
+    isBroadcasting: claims.isBroadcasting,
   };
 }
