@@ -230,6 +230,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     },
     /** Rehydrate live intents (expiring overdue ones), start the dispatcher. */
     async boot(): Promise<number> {
+      // SQLite: this is the file's one serve; what a killed predecessor held is free at once.
+      sqliteOf(store)?.forgetPredecessors(instanceId);
       // Queued before any deadline can fire: a transaction recorded before a crash is applied
       // as sent first, so its intent goes pending (and gets pendingAtExpiry), never expired.
       void reconcile();

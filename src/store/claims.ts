@@ -64,3 +64,8 @@ export function createClaimStore(sqlite: Database, owner: string, now: () => num
     held: (kind, key) => live.get(kind, key, now()) !== null,
   };
 }
+
+/** SQLite, at the start of the one serve of a file: drop every claim not taken by `owner` (see SqliteStore.forgetPredecessors). */
+export function forgetClaimsOfOthers(sqlite: Database, owner: string): number {
+  return withoutFsync(sqlite, () => sqlite.query("DELETE FROM claims WHERE substr(owner, 1, length(?1) + 1) <> ?1 || '/'").run(owner).changes);
+}

@@ -93,3 +93,8 @@ export function createLeaseStore(sqlite: Database, now: () => number = Date.now)
     sweep: (prefix, olderThanMs) => unsynced(() => sweep.run(like(prefix), now() - olderThanMs).changes),
   };
 }
+
+/** SQLite, at the start of the one serve of a file: expire (epochs kept) every lease another owner holds. */
+export function expireLeasesOfOthers(sqlite: Database, owner: string, now: number = Date.now()): number {
+  return withoutFsync(sqlite, () => sqlite.query('UPDATE leases SET expires_at = ?1 WHERE owner <> ?2 AND expires_at >= ?1').run(now - 1, owner).changes);
+}

@@ -8,6 +8,8 @@ import type { DetectionStates } from './detection';
 import { failThisCommit } from './faults';
 import { createGroupCommitter, type GroupCommitter, type StoreLog } from './group-commit';
 import { releaseInstanceLease, renewInstanceLease, takeInstanceLease, type LeaseHolder } from './instance-lease';
+import { forgetClaimsOfOthers } from './claims';
+import { expireLeasesOfOthers } from './leases';
 import { createSqliteRepos, type SqliteRepos, type StoreRepos } from './repos';
 import { createWalSync } from './wal-sync';
 
@@ -58,6 +60,12 @@ export interface SqliteStore extends Store {
   db: Db;
   instanceLease: InstanceLeaseStore;
   commitStats(): { batches: number; writes: number; syncs: number };
+  /**
+   * The serve that holds this file's instance lease starts: every claim and work lease held by
+   * another owner belongs to a predecessor that is gone (one serve per file), so they are freed
+   * now rather than after their expiry (a broadcast claim would hold reconciliation back 60 s).
+   */
+  forgetPredecessors(instanceId: string): void;
   /** Test-only (createCore's faults): make the COMMIT of the transaction under way fail. */
   failThisCommit(): void;
 }
@@ -144,6 +152,10 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
       release: (id) => releaseInstanceLease(db.sqlite, id),
     },
     commitStats: () => ({ ...committer.stats(), syncs: committer.syncs() }),
+    forgetPredecessors(instanceId) {
+      forgetClaimsOfOthers(db.sqlite, instanceId);
+      expireLeasesOfOthers(db.sqlite, instanceId);
+    },
     failThisCommit: () => failThisCommit(db.sqlite),
   };
 }
