@@ -1,7 +1,8 @@
 // bench/failover (issue 12): how long after a kill -9 of the instance that owns a pending intent
 // the first event written by its new owner reaches the webhook receiver. Three `payforge serve`
 // processes on one PostgreSQL database, Base Sepolia on anvil with mining held. Each round: an
-// intent is created, its owner (the holder of its shard lease) builds and submits the transfer
+// intent is created in a shard held by the instance that also holds Base's detection lease (so no
+// live instance can report the transfer before a takeover), and that owner builds and submits the transfer
 // (pending, the transfer in anvil's mempool), then the owner is killed with SIGKILL and at once
 // one block is mined, so the receipt exists from the moment of the kill: the time to the
 // intent.confirmed webhook is the takeover (lease expiry, take, resync of the shard) plus one
@@ -79,19 +80,37 @@ try {
       const confirmedAt = (id: string) =>
         rx.on(`/l${lease}`).find((r) => r.body.includes(id) && JSON.parse(r.body).type === 'intent.confirmed')?.receivedAt;
 
-      /** An intent made pending by its owner, the transfer held in the mempool. */
+      const detect = `detect:${BASE}`;
+      /**
+       * An intent made pending by its owner, the transfer held in the mempool, whose shard is held
+       * by the same instance as the chain's detection lease: detection (which finds any transfer
+       * to a watched receiver) would otherwise report the block from a live instance without any
+       * takeover. Intents made while looking for such a shard just stay created.
+       */
       async function pendingIntent(): Promise<{ id: string; owner: Instance }> {
-        const shards = await owners.settled(3);
         const any = client(cluster.pick(0).url, key);
-        const created = await any.post('/v1/intents', { chain: BASE, token: 'USDC', amount: '1.5', requestor: privateKeyToAccount(generatePrivateKey()).address });
-        if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
-        const id = created.body.intent.id as string;
-        const owner = owners.ownerOfIntent(shards, id);
-        const api = owner.api(key);
-        const built = await api.post(`/v1/intents/${id}/build`, { fulfiller: payer.address });
-        const sub = await api.post(`/v1/intents/${id}/submit`, { signedTransaction: await signBlob(payer, built.body.transaction.blob) });
-        if (sub.status !== 200) throw new Error(`submit: ${sub.status} ${JSON.stringify(sub.body)}`);
-        return { id, owner };
+        for (let tries = 0; tries < 60; tries++) {
+          const shards = await owners.settled(3);
+          const detector = (await activeLeases(sql)).find((x) => x.name === detect)?.owner;
+          const created = await any.post('/v1/intents', { chain: BASE, token: 'USDC', amount: '1.5', requestor: privateKeyToAccount(generatePrivateKey()).address });
+          if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
+          const id = created.body.intent.id as string;
+          const owner = owners.ownerOfIntent(shards, id);
+          if (owners.byInstance.get(owner) !== detector) continue;
+          const api = owner.api(key);
+          const built = await api.post(`/v1/intents/${id}/build`, { fulfiller: payer.address });
+          const sub = await api.post(`/v1/intents/${id}/submit`, { signedTransaction: await signBlob(payer, built.body.transaction.blob) });
+          if (sub.status !== 200) throw new Error(`submit: ${sub.status} ${JSON.stringify(sub.body)}`);
+          return { id, owner };
+        }
+        throw new Error(`no intent landed in a shard of the holder of ${detect} in 60 tries`);
+      }
+
+      /** Both leases still with the instance that took the intent (else this round is tried again). */
+      async function stillHolds(owner: Instance, id: string): Promise<boolean> {
+        const rows = await activeLeases(sql);
+        const o = owners.byInstance.get(owner);
+        return rows.some((x) => x.name === shardOfIntent(id) && x.owner === o) && rows.some((x) => x.name === detect && x.owner === o);
       }
 
       const kill: Round[] = [];
@@ -105,7 +124,11 @@ try {
         baseline.push({ toEvent: at - w0, toLease: null });
 
         // Failover: kill -9 the owner, the block mined at once; a survivor must take over.
-        const k = await pendingIntent();
+        let k = await pendingIntent();
+        while (!(await stillHolds(k.owner, k.id))) {
+          await anvil.rpc('evm_mine', []); // the held transfer lands; a fresh intent for the kill
+          k = await pendingIntent();
+        }
         const shard = shardOfIntent(k.id);
         const victimOwner = owners.byInstance.get(k.owner);
         const k0 = Date.now();
@@ -145,7 +168,7 @@ const fmt = (xs: number[]) => {
 const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const md = [
   `Run ${date} · ${machine()}`,
-  `Three \`payforge serve\` processes on one PostgreSQL 15 database (fsync on), Base Sepolia on anvil (mining held, watcher pollIntervalMs ${POLL_MS}), webhooks to a loopback receiver (default dispatcher settings). ${ROUNDS} rounds per lease setting; each kill round kills the holder of the intent's shard lease and mines its held transfer at once; a replacement instance joins before the next round. Times are min / median / max in ms.`,
+  `Three \`payforge serve\` processes on one PostgreSQL 15 database (fsync on), Base Sepolia on anvil (mining held, watcher pollIntervalMs ${POLL_MS}), webhooks to a loopback receiver (default dispatcher settings). ${ROUNDS} rounds per lease setting; each kill round kills the instance holding both the intent's shard lease and Base's detection lease (either would otherwise report the block without a takeover) and mines its held transfer at once; a replacement instance joins before the next round. Times are min / median / max in ms.`,
   '',
   '| cluster.leaseSeconds | kill -9 → shard lease held by a survivor | kill -9 → first event of the new owner at the receiver (intent.confirmed) | baseline: block → intent.confirmed, owner alive (same run) |',
   '|---:|---:|---:|---:|',
