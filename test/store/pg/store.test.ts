@@ -105,7 +105,9 @@ describe('openPgStore', () => {
         await tx.intents.update({ ...b, metadata: { n: bump(b.metadata.n) } });
       });
     await Promise.all([crossed(x.id, y.id), crossed(y.id, x.id)]);
-    expect(runs).toBe(3);
+    // At least one victim ran again (without the retry, Promise.all above rejects with 40P01). A
+    // loaded machine can make PostgreSQL's deadlock check pick a victim more than once.
+    expect(runs).toBeGreaterThanOrEqual(3);
     expect((await store.repos.intents.get(x.id))!.metadata).toEqual({ n: '2' });
     expect((await store.repos.intents.get(y.id))!.metadata).toEqual({ n: '2' });
   });
