@@ -50,6 +50,13 @@ export interface AccountRepo {
   list(): Awaitable<Account[]>;
   create(input: { name: string; plan?: Plan }): Awaitable<Account>;
   setPlan(id: string, plan: Plan): Awaitable<Account>;
+  /**
+   * Inside a transaction: make first-run bootstraps take turns until it ends, so the one that
+   * finds no account is the only one. SQLite: nothing to take (a write transaction already holds
+   * the file's one write lock). PostgreSQL: a transaction-level advisory lock (under READ
+   * COMMITTED two instances would both read no account and both create `default`).
+   */
+  lockBootstrap(): Awaitable<void>;
 }
 
 export function createAccountRepo(db: Db): Sync<AccountRepo> {
@@ -58,5 +65,6 @@ export function createAccountRepo(db: Db): Sync<AccountRepo> {
     list: () => listAccounts(db),
     create: (input) => createAccount(db, input),
     setPlan: (id, plan) => setAccountPlan(db, id, plan),
+    lockBootstrap: () => {},
   };
 }

@@ -33,6 +33,9 @@ export async function setAccountPlan(q: Pg, id: string, plan: Plan): Promise<Acc
   return a;
 }
 
+/** Any key shared by every PayForge instance, other than migrate's: "PFbootst". */
+const BOOTSTRAP_LOCK = 0x5046_626f_6f74_7374n;
+
 export function createPgAccountRepo(q: Pg): Async<AccountRepo> & {
   create(input: { name: string; plan?: Plan }): Promise<Account>;
   setPlan(id: string, plan: Plan): Promise<Account>;
@@ -42,5 +45,7 @@ export function createPgAccountRepo(q: Pg): Async<AccountRepo> & {
     list: () => listAccounts(q),
     create: (input) => createAccount(q, input),
     setPlan: (id, plan) => setAccountPlan(q, id, plan),
+    // Released with the transaction (commit, rollback or a dropped connection).
+    lockBootstrap: async () => void (await q.unsafe('SELECT pg_advisory_xact_lock($1::bigint)', [BOOTSTRAP_LOCK.toString()])),
   };
 }
