@@ -177,9 +177,22 @@ async function decide(tx: Tx, ft: FoundTransfer, lookbackMs: number): Promise<Ve
     const i = await intents.findBySolanaReference(ref);
     if (i && i.chain === ft.chain && i.requestor === ft.to) return judgeOne(tx, (await tx.get(i.id)) ?? i, ft);
   }
-  // 3. By receiver, token, amount and sender.
-  const all: StoredIntent[] = [];
-  for (const i of await intents.listByReceiver(ft.chain, ft.to, ft.tokenAddress, tx.now - lookbackMs)) all.push((await tx.get(i.id)) ?? i);
+  // 3. By receiver, token, amount and sender: chosen from one plain read of the candidates (up to
+  // 1000; locking each would hold every one of them for the rest of this transaction on
+  // PostgreSQL). Only the intent the verdict moves is then locked and read again: if a write
+  // committed on it in between, decide again (on SQLite the batch holds the file, nothing moves).
+  // Each round that does not settle needs a commit on a row not locked yet: it ends.
+  for (;;) {
+    const v = byReceiver(await intents.listByReceiver(ft.chain, ft.to, ft.tokenAddress, tx.now - lookbackMs), ft);
+    if (v === null || v.kind === 'unmatched') return v;
+    const locked = await tx.get(v.intent.id);
+    if (locked === null || !Bun.deepEquals(locked, v.intent)) continue;
+    return v.kind === 'judge' ? judgeOne(tx, locked, ft) : { kind: 'drive', intent: locked };
+  }
+}
+
+/** Contract 11's rules by receiver over the candidates as read: the verdict, or the one intent to judge alone. */
+function byReceiver(all: StoredIntent[], ft: FoundTransfer): Verdict | { kind: 'judge'; intent: StoredIntent } | null {
   if (all.length === 0) return null;
   const eligible = all.filter(
     (i) => i.createdAt <= ft.landedAt + BLOCK_TIME_SLACK_MS && (i.fulfiller === null || i.fulfiller === ft.from),
@@ -189,7 +202,7 @@ async function decide(tx: Tx, ft: FoundTransfer, lookbackMs: number): Promise<Ve
   if (payable.length === 1) return { kind: 'drive', intent: payable[0]! };
   if (payable.length > 1) return { kind: 'unmatched', reason: 'ambiguous', intent: null, account: payable[0]! };
   const ended = exact.filter((i) => closed(i) || (open(i) && pastExpiry(i, ft)));
-  if (ended.length === 1) return judgeOne(tx, ended[0]!, ft);
+  if (ended.length === 1) return { kind: 'judge', intent: ended[0]! };
   if (ended.length > 1) return { kind: 'unmatched', reason: 'ambiguous', intent: null, account: ended[0]! };
   const done = exact.filter(paid);
   if (done.length > 0) return { kind: 'unmatched', reason: 'duplicate', intent: done.length === 1 ? done[0]! : null, account: done[0]! };
