@@ -81,13 +81,16 @@ describe('a closed intent keeps its recorded transaction in sight', () => {
     await until(() => watcher.watched.has(i.id), 'watched');
     watcher.say(i.id, 'failed');
     await until(() => row(core, i.id).state === 'failed', 'failed');
-    expect(watcher.watched.has(i.id)).toBe(true);
-    // The look-back (detection.lookbackSeconds, a week here) runs out: the scan drops it.
+    // The row reads 'failed' once COMMITted; the runtime hands it to the chain watch only once
+    // that commit is synced (group commit), so wait for the closed intent's follow (by id, never
+    // rebroadcast), not for the row: a resync in between would see the old pending follow.
+    await until(() => watcher.watched.get(i.id)?.signedTransaction === null, 'followed after failed');
+    // The row now says it closed more than a look-back ago (detection.lookbackSeconds, a week here).
     const admin = sqliteDb(core).sqlite;
     admin.query('UPDATE intents SET updated_at = ? WHERE id = ?').run(Date.now() - 604_800_001, i.id);
+    // A live scan keeps the follow: it keeps the look-back it was given...
     await core.runtime.resync();
     expect(watcher.watched.has(i.id)).toBe(true);
-    console.log('before stop', row(core, i.id).updatedAt); // its follow keeps the look-back it was given...
     await core.stop();
     stopped(core);
     const again = await start(core.config.db);
