@@ -15,6 +15,9 @@ let sol: LocalSolana;
 let network: Network;
 let rpc: RpcPool;
 const { watcher } = useLocalCluster({ blockhashValidBlocks: 15 }, (c) => ({ sol, network, rpc } = c));
+// A built blockhash lives 15 blocks here (about 300 ms of 20 ms slots), which a loaded machine can
+// spend between build and broadcast: tests that broadcast what they built stop the cluster's clock
+// from the build to the broadcast, so no block is produced before the node checks the hash.
 
 function follow(w: Watcher, intent: ReturnType<typeof intentFor>, v: VerifiedSubmission) {
   w.watch({ intentId: intent.id, chain: intent.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction, watchData: v.watchData, stage: 'pending', intent });
@@ -36,6 +39,7 @@ describe('pay an intent end to end', () => {
     const { fulfiller, requestor } = await parties(sol, 50_000_000n);
     const intent = intentFor(requestor.address, fulfiller.address, 12_340_000n);
 
+    sol.chain.pause();
     const built = await solanaAdapter.build(network, rpc, intent, fulfiller.address);
     expect(built.transaction.format).toBe('solana_v0_message');
     expect(built.ataRentLamports).toBe(TOKEN_ACCOUNT_RENT);
@@ -55,6 +59,7 @@ describe('pay an intent end to end', () => {
     const obs = collector();
     const w = watcher(obs.report);
     await solanaAdapter.broadcast(network, rpc, v);
+    sol.chain.resume();
     follow(w, intent, v);
 
     await waitUntil('finalized', () => obs.types(intent.id).includes('finalized'));
@@ -71,6 +76,7 @@ describe('pay an intent end to end', () => {
     await sol.setTokenBalance(DEVNET_USDC_MINT, requestor.address, 7n);
     const intent = intentFor(requestor.address, fulfiller.address, 1_000_000n);
 
+    sol.chain.pause();
     const built = await solanaAdapter.build(network, rpc, intent, fulfiller.address);
     expect(built.ataRentLamports).toBe(0);
     expect(built.transaction.ataRentLamports).toBe(0);
@@ -80,6 +86,7 @@ describe('pay an intent end to end', () => {
     const obs = collector();
     const w = watcher(obs.report);
     await solanaAdapter.broadcast(network, rpc, v);
+    sol.chain.resume();
     follow(w, intent, v);
     await waitUntil('confirmed', () => obs.types(intent.id).includes('confirmed'));
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor.address)).toBe(1_000_007n);
@@ -192,6 +199,8 @@ describe('broadcast', () => {
   test('the node refusing it (fulfiller lacks tokens) -> transaction.rejected with the RPC message', async () => {
     const { fulfiller, requestor } = await parties(sol, 10n);
     const intent = intentFor(requestor.address, fulfiller.address, 1_000_000n);
+    // Refused for the tokens it lacks, never for a hash that expired on the way.
+    sol.chain.pause();
     const built = await solanaAdapter.build(network, rpc, intent, fulfiller.address);
     const v = await solanaAdapter.verifySubmission(network, rpc, intent, await signMessageBlob(built.transaction.blob, [fulfiller]), built.buildData);
     const e = await rejection(solanaAdapter.broadcast(network, rpc, v));
@@ -203,9 +212,9 @@ describe('broadcast', () => {
   test('a duplicate broadcast is harmless, before and after landing; paid once', async () => {
     const { fulfiller, requestor } = await parties(sol, 5_000_000n);
     const intent = intentFor(requestor.address, fulfiller.address, 2_000_000n);
+    sol.chain.pause();
     const built = await solanaAdapter.build(network, rpc, intent, fulfiller.address);
     const v = await solanaAdapter.verifySubmission(network, rpc, intent, await signMessageBlob(built.transaction.blob, [fulfiller]), built.buildData);
-    sol.chain.pause();
     await solanaAdapter.broadcast(network, rpc, v);
     await solanaAdapter.broadcast(network, rpc, v);
     sol.chain.tick();
