@@ -19,7 +19,13 @@ function follow(w: Watcher, intent: ChainIntent, v: VerifiedSubmission, stage: '
   w.watch({ intentId: intent.id, chain: intent.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction, watchData: v.watchData, stage, intent });
 }
 
+/**
+ * Build, sign and verify for `signer`, leaving the cluster's clock stopped: no block comes before
+ * the test broadcasts (a loaded machine would otherwise spend the hash's 40 blocks, 800 ms of 20 ms
+ * slots, on the way and the node would refuse it as Blockhash not found). The test starts it again.
+ */
 async function signedFor(intent: ChainIntent, signer: Awaited<ReturnType<typeof parties>>['fulfiller']) {
+  sol.chain.pause();
   const built = await solanaAdapter.build(network, rpc, intent, signer.address);
   const v = await solanaAdapter.verifySubmission(network, rpc, intent, await signMessageBlob(built.transaction.blob, [signer]), built.buildData);
   return { built, v };
@@ -62,6 +68,7 @@ describe('on-chain outcomes', () => {
       obs.report(o);
     });
     await solanaAdapter.broadcast(network, rpc, v);
+    sol.chain.resume();
     follow(w, intent, v);
 
     await waitUntil('dropped', () => obs.types(intent.id).includes('dropped'));
@@ -77,6 +84,7 @@ describe('on-chain outcomes', () => {
     const again = await signedFor(intent, fulfiller);
     expect(again.v.txSignature).not.toBe(v.txSignature);
     await solanaAdapter.broadcast(network, rpc, again.v);
+    sol.chain.resume();
     follow(w, intent, again.v);
     await waitUntil('finalized', () => obs.types(intent.id).includes('finalized'));
     expect(obs.types(intent.id)).toEqual(['dropped', 'confirmed', 'finalized']);
@@ -149,6 +157,7 @@ describe('on-chain outcomes', () => {
     const intent = intentFor(requestor.address, fulfiller.address, 1_000_000n);
     const { v } = await signedFor(intent, fulfiller);
     await solanaAdapter.broadcast(network, rpc, v);
+    sol.chain.resume();
     await waitUntil('confirmed on chain', () => sol.chain.landedTx(v.txSignature) !== undefined);
     const obs = collector();
     follow(watcher(obs.report), intent, v, 'confirmed');
@@ -198,6 +207,7 @@ describe('polling', () => {
     process.stderr.write = ((line: string) => logged.push(String(line)) > 0) as typeof process.stderr.write;
     try {
       await solanaAdapter.broadcast(network, rpc, v);
+      sol.chain.resume();
       await sol.setHealth('http500');
       follow(w, intent, v);
       await waitUntil('errors logged', () => logged.length >= 2);
@@ -234,9 +244,11 @@ describe('upstreams', () => {
       const net = localNetwork([dead.url, sol.url]);
       const { fulfiller, requestor } = await parties(sol, 5_000_000n);
       const intent = intentFor(requestor.address, fulfiller.address, 1_000_000n);
+      sol.chain.pause(); // as in signedFor: no block between build and broadcast
       const built = await solanaAdapter.build(net, pool, intent, fulfiller.address);
       const v = await solanaAdapter.verifySubmission(net, pool, intent, await signMessageBlob(built.transaction.blob, [fulfiller]), built.buildData);
       await solanaAdapter.broadcast(net, pool, v);
+      sol.chain.resume();
       await waitUntil('landed', () => sol.chain.landedTx(v.txSignature) !== undefined);
       expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor.address)).toBe(1_000_000n);
     } finally {
