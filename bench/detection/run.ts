@@ -90,7 +90,7 @@ try {
     [EVM]: { rpc: [evmCounting.url], pollIntervalMs: POLL_MS, tokens: { USDC: { address: usdc, decimals: 6 } } },
     [DEVNET_CHAIN]: { rpc: [solCounting.url], pollIntervalMs: POLL_MS },
   });
-  const api: ApiClient = server.api(server.account({ plan: 'pro' }).key);
+  const api: ApiClient = server.api((await server.account({ plan: 'pro' })).key);
   const created = { evm: [] as Array<{ id: string; paymentUri: string }>, sol: [] as Array<{ id: string; paymentUri: string }> };
 
   // Distinct amounts (1.000001, 1.000002, …): every intent is matchable on its own.

@@ -13,7 +13,7 @@ export function startBenchServer(networks: DeepPartial<Config>['networks']): Pro
 
 /** A pro account's test-mode API client, its webhook endpoint set to `hooksUrl`. */
 export async function benchApi(server: TestServer, hooksUrl: string): Promise<ApiClient> {
-  const { key, accountId } = server.account({ plan: 'pro' });
+  const { key, accountId } = await server.account({ plan: 'pro' });
   await server.setEndpoint(accountId, 'test', hooksUrl);
   return server.api(key);
 }

@@ -20,7 +20,7 @@ it.each([
 });
 
 it('still validates once the key is valid', async () => {
-  const r = await s.api(s.account().key).post('/v1/intents', '{bad');
+  const r = await s.api((await s.account()).key).post('/v1/intents', '{bad');
   expect(r.status).toBe(400);
   expect(r.body.error.code).toBe('request.malformed_json');
 });

@@ -6,7 +6,7 @@ let s: TestServer;
 let key: string;
 beforeAll(async () => {
   s = await startTestServer();
-  key = s.account().key;
+  key = (await s.account()).key;
 });
 afterAll(async () => s.stop());
 

@@ -16,10 +16,10 @@ let apiKey: string;
 let live: ApiClient;
 beforeAll(async () => {
   s = await startTestServer();
-  const a = s.account();
+  const a = await s.account();
   apiKey = a.key;
   api = s.api(a.key);
-  live = s.api(s.key(a.accountId, 'live'));
+  live = s.api(await s.key(a.accountId, 'live'));
 });
 afterAll(async () => s.stop());
 
@@ -224,7 +224,7 @@ describe('idempotency', () => {
   });
 
   it('keys are scoped per account and per mode', async () => {
-    const other = s.api(s.account().key);
+    const other = s.api((await s.account()).key);
     const a = await api.post('/v1/intents', intentBody(), { 'idempotency-key': 'scoped' });
     const b = await other.post('/v1/intents', intentBody(), { 'idempotency-key': 'scoped' });
     const c = await live.post('/v1/intents', intentBody({ chain: BASE_MAINNET }), { 'idempotency-key': 'scoped' });

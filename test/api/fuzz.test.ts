@@ -37,10 +37,10 @@ beforeAll(async () => {
     rpc: { timeoutMs: 500, breakerFailures: 3, breakerCooldownMs: 1000, retryAfterSeconds: 2 },
     rateLimit: { perSecond: 100_000, burst: 100_000 },
   });
-  const a = s.account({ plan: 'pro' });
+  const a = await s.account({ plan: 'pro' });
   key = a.key;
-  liveKey = s.key(a.accountId, 'live');
-  otherKey = s.account({ plan: 'pro' }).key;
+  liveKey = await s.key(a.accountId, 'live');
+  otherKey = (await s.account({ plan: 'pro' })).key;
   const api = s.api(key);
   for (const [body, to] of [
     [intentBody(), null],

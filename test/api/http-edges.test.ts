@@ -11,7 +11,7 @@ let api: ApiClient;
 let key: string;
 beforeAll(async () => {
   s = await startTestServer();
-  key = s.account().key;
+  key = (await s.account()).key;
   api = s.api(key);
 });
 afterAll(async () => s.stop());

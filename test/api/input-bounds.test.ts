@@ -10,7 +10,7 @@ let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
   s = await startTestServer();
-  api = s.api(s.account().key);
+  api = s.api((await s.account()).key);
 });
 afterAll(async () => s.stop());
 
@@ -92,14 +92,14 @@ describe('rate limit and authentication come before the body', () => {
   afterAll(async () => limited.stop());
 
   it('invalid requests take a rate token like valid ones', async () => {
-    const a = limited.api(limited.account().key);
+    const a = limited.api((await limited.account()).key);
     expectError(await a.post('/v1/intents', '{bad'), 400, 'request.malformed_json');
     expectError(await a.post('/v1/intents', `{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`), 400, 'request.invalid_param');
     expectError(await a.post('/v1/intents', { amount: 5 }), 400, 'request.invalid_param', 'chain');
     const e = expectError(await a.get('/v1/intents'), 429, 'rate_limit.exceeded');
     expect(Number(e.details.retry_after)).toBeGreaterThan(0);
     // Another key of the same account has its own bucket.
-    expect((await limited.api(limited.account().key).get('/v1/intents')).status).toBe(200);
+    expect((await limited.api((await limited.account()).key).get('/v1/intents')).status).toBe(200);
   });
 
   it('a body that never ends gets its 401 at once: nothing is read before authentication', async () => {

@@ -11,7 +11,7 @@ let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
   s = await startTestServer();
-  api = s.api(s.account({ plan: 'pro' }).key);
+  api = s.api((await s.account({ plan: 'pro' })).key);
 });
 afterAll(async () => s.stop());
 

@@ -2,29 +2,23 @@
 // patch, cancel, detected, refund, simulate (every target and its source states), and the 409s
 // of every forbidden move with their details.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey } from '../../src/store/api-keys';
-import { openDb, type Db } from '../../src/store/db';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import { BASE_SEPOLIA, client, EVM_ADDR2, intentBody, SOL_ADDR, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
 import { eventsOf, eventTypes, expectError } from '../support/api';
-import { createRepos } from '../../src/store/repos';
 import { webhookServices } from '../../src/webhooks/services';
 
 let s: TestServer;
-let admin: Db;
 let api: ApiClient;
 let accountId: string;
 let live: ApiClient;
 beforeAll(async () => {
   s = await startTestServer();
-  admin = openDb(s.dbPath);
-  const a = s.account({ plan: 'pro' });
+  const a = await s.account({ plan: 'pro' });
   accountId = a.accountId;
   api = s.api(a.key);
-  live = s.api(s.key(a.accountId, 'live'));
+  live = s.api(await s.key(a.accountId, 'live'));
 });
 afterAll(async () => {
-  admin.close();
   await s.stop();
 });
 
@@ -63,9 +57,9 @@ describe('401 auth.invalid_api_key', () => {
     expectError(await client(s.url, 'sk_test_' + 'a'.repeat(32)).get('/v1/intents'), 401, 'auth.invalid_api_key');
     expectError(await api.req('GET', '/v1/intents', undefined, { authorization: 'Basic abc' }), 401, 'auth.invalid_api_key');
     expectError(await client(s.url, 'pk_test_' + 'a'.repeat(32)).get('/v1/intents'), 401, 'auth.invalid_api_key');
-    const key = s.key(accountId, 'test');
+    const key = await s.key(accountId, 'test');
     expect((await s.api(key).get('/v1/intents')).status).toBe(200);
-    revokeApiKey(admin, key);
+    await s.repos.apiKeys.revoke(key);
     expectError(await s.api(key).get('/v1/intents'), 401, 'auth.invalid_api_key');
     expectError(await s.api(key).post('/v1/intents', intentBody()), 401, 'auth.invalid_api_key');
   });
@@ -73,7 +67,7 @@ describe('401 auth.invalid_api_key', () => {
 
 describe('402, 403 and 404', () => {
   it('402 plan.upgrade_required for refunds and webhook retry on free, with details.feature', async () => {
-    const free = s.account({ plan: 'free' });
+    const free = await s.account({ plan: 'free' });
     const fapi = s.api(free.key);
     const i = await create({}, fapi);
     expect((await simulate(i.id, 'confirmed', {}, fapi)).status).toBe(200);
@@ -92,7 +86,7 @@ describe('402, 403 and 404', () => {
 
   it('404 intent.not_found for another account and for the other mode of the same account, on every route', async () => {
     const mine = await create();
-    const other = s.api(s.account().key);
+    const other = s.api((await s.account()).key);
     for (const c of [other, live]) {
       expectError(await c.get(`/v1/intents/${mine.id}`), 404, 'intent.not_found');
       expectError(await c.patch(`/v1/intents/${mine.id}`, { updatedAt: mine.updatedAt, reference: 'x' }), 404, 'intent.not_found');
@@ -112,7 +106,7 @@ describe('402, 403 and 404', () => {
 
 describe('get and list', () => {
   it('lists newest first with limit, starting_after, state and reference filters, hasMore', async () => {
-    const own = s.api(s.account().key);
+    const own = s.api((await s.account()).key);
     const made: any[] = [];
     for (let n = 0; n < 5; n++) made.push(await create({ reference: n % 2 ? 'odd' : 'even' }, own));
     expect((await simulate(made[1].id, 'confirmed', {}, own)).status).toBe(200);
@@ -338,9 +332,9 @@ describe('simulate', () => {
 
 describe('webhooks and events', () => {
   it('200 delivery list, 202 retry (a new delivery of the same event), 404 for unknown deliveries', async () => {
-    const a = s.account({ plan: 'pro' });
+    const a = await s.account({ plan: 'pro' });
     const wapi = s.api(a.key);
-    await setEndpoint(webhookServices(createRepos(admin), s.config), { accountId: a.accountId, mode: 'test' }, { url: 'http://localhost:9/hook' });
+    await setEndpoint(webhookServices(s.repos, s.config), { accountId: a.accountId, mode: 'test' }, { url: 'http://localhost:9/hook' });
     const i = await create({}, wapi);
     const list = await wapi.get('/v1/webhooks');
     expect(list.status).toBe(200);
@@ -361,7 +355,7 @@ describe('webhooks and events', () => {
   });
 
   it('events: newest first with starting_after and hasMore; GET one; 404 event.not_found', async () => {
-    const own = s.api(s.account().key);
+    const own = s.api((await s.account()).key);
     const i = await create({}, own);
     await own.post(`/v1/intents/${i.id}/detected`);
     await own.post(`/v1/intents/${i.id}/cancel`);

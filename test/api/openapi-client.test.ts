@@ -21,7 +21,7 @@ async function run(cmd: string[]): Promise<{ code: number; out: string; err: str
 
 beforeAll(async () => {
   s = await startTestServer();
-  key = s.account({ plan: 'pro' }).key;
+  key = (await s.account({ plan: 'pro' })).key;
   dir = mkdtempSync(join(tmpdir(), 'payforge-typed-client-'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
   copyFileSync(join(REPO_ROOT, 'test/api/typed-client/program.ts'), join(dir, 'program.ts'));

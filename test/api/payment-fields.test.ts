@@ -10,7 +10,7 @@ let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
   s = await startTestServer();
-  api = s.api(s.account({ name: 'Acme Coffee & Co' }).key);
+  api = s.api((await s.account({ name: 'Acme Coffee & Co' })).key);
 });
 afterAll(async () => s.stop());
 

@@ -11,7 +11,7 @@ let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
   s = await startTestServer();
-  api = s.api(s.account().key);
+  api = s.api((await s.account()).key);
 });
 afterAll(async () => s.stop());
 
@@ -55,7 +55,7 @@ describe('Object.prototype names as user input', () => {
     const networks = JSON.parse('{"eip155:84532":{"tokens":{"constructor":{"address":"0x2222222222222222222222222222222222222222","decimals":2}}}}');
     const t = await startTestServer({ networks });
     try {
-      const a = t.api(t.account().key);
+      const a = t.api((await t.account()).key);
       const r = await a.post('/v1/intents', intentBody({ token: 'constructor', amount: '1.5' }));
       expect(r.status, JSON.stringify(r.body)).toBe(201);
       expect(r.body.intent).toMatchObject({ token: 'constructor', amountBaseUnits: '150' });

@@ -1,7 +1,7 @@
 // Restart on the same database: the same intents come back, live ones are rehydrated into
 // actors, overdue ones expire at boot with their intent.expired event, others keep waiting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/store/db';
+import { withRawSql } from '../support/raw-sql';
 import { intentBody, startTestServer, type ApiClient, type TestServer } from '../support/server';
 import { eventsOf, eventTypes, waitFor } from '../support/api';
 
@@ -9,7 +9,7 @@ let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
   s = await startTestServer();
-  api = s.api(s.account().key);
+  api = s.api((await s.account()).key);
 });
 afterAll(async () => s.stop());
 
@@ -38,10 +38,10 @@ describe('restart', () => {
     expect(await liveActors()).toBe(5);
 
     // Make two of them overdue on disk, as if the server had been down past their TTL.
-    const admin = openDb(s.dbPath);
     const past = Date.now() - 1000;
-    for (const i of overdue) admin.sqlite.query('UPDATE intents SET expires_at = ? WHERE id = ?').run(past, i.id);
-    admin.close();
+    await withRawSql(s.db, async (q) => {
+      for (const i of overdue) await q.run('UPDATE intents SET expires_at = ? WHERE id = ?', past, i.id);
+    });
 
     await s.restart();
     const ready = await fetch(`${s.url}/readyz`);

@@ -28,7 +28,7 @@ describe('503 screening.unavailable', () => {
   });
 
   it('create answers 503 with Retry-After and writes nothing (no intent, no event, no idempotency key)', async () => {
-    const api = s.api(s.account().key);
+    const api = s.api((await s.account()).key);
     expect503(await api.post('/v1/intents', intentBody(), { 'idempotency-key': 'k1' }), 'screening.unavailable');
     expect503(await api.post('/v1/intents', { chain: SOLANA_DEVNET, token: 'USDC', amount: '1', requestor: SOL_ADDR }), 'screening.unavailable');
     expect((await api.get('/v1/intents')).body).toEqual({ intents: [], hasMore: false });
@@ -51,7 +51,7 @@ describe('503 rpc.unavailable for build and submit; intent unchanged', () => {
   });
 
   it('build on EVM, Tempo and Solana', async () => {
-    const api = s.api(s.account().key);
+    const api = s.api((await s.account()).key);
     const bodies = [
       intentBody(),
       intentBody({ chain: 'eip155:42431', token: 'AlphaUSD' }),
@@ -68,7 +68,7 @@ describe('503 rpc.unavailable for build and submit; intent unchanged', () => {
   });
 
   it('submit of a correctly signed EVM transfer', async () => {
-    const api = s.api(s.account().key);
+    const api = s.api((await s.account()).key);
     const payer = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
     const i = (await api.post('/v1/intents', intentBody({ fulfiller: payer.address }))).body.intent;
     const signed = await payer.signTransaction({
@@ -96,7 +96,7 @@ describe('429 rate_limit.exceeded', () => {
   it('per key, with Retry-After; another key is unaffected', async () => {
     const s = await startTestServer({ rateLimit: { perSecond: 1, burst: 3 } });
     servers.push(s);
-    const a = s.account();
+    const a = await s.account();
     const api = s.api(a.key);
     const statuses: number[] = [];
     let limited: Awaited<ReturnType<typeof api.get>> | null = null;
@@ -110,7 +110,7 @@ describe('429 rate_limit.exceeded', () => {
     const e = expectError(limited!, 429, 'rate_limit.exceeded');
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(e.details.retry_after).toBe(Number(limited!.headers.get('retry-after')));
-    expect((await s.api(s.key(a.accountId, 'test')).get('/v1/intents')).status).toBe(200);
+    expect((await s.api(await s.key(a.accountId, 'test')).get('/v1/intents')).status).toBe(200);
   });
 });
 
@@ -129,7 +129,7 @@ describe('503 rpc.unavailable when an upstream answers with a JSON-RPC error', (
     try {
       const s = await startTestServer({ networks: { [SOLANA_DEVNET]: { rpc: [`http://127.0.0.1:${node.port}`] } } });
       servers.push(s);
-      const api = s.api(s.account().key);
+      const api = s.api((await s.account()).key);
       const i = (await api.post('/v1/intents', { chain: SOLANA_DEVNET, token: 'USDC', amount: '1', requestor: SOL_ADDR })).body.intent;
       const sig = '5'.repeat(87) + '1';
       expect503(await api.post(`/v1/intents/${i.id}/submit`, { txSignature: sig }), 'rpc.unavailable');

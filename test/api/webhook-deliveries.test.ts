@@ -1,7 +1,7 @@
 // Issue 13 item 6, the delivery list: GET /v1/webhooks never shows credentials and shows at most a
 // short, truncated excerpt of what a failing receiver answered.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDb } from '../../src/store/db';
+import { withRawSql } from '../support/raw-sql';
 import { waitFor } from '../support/api';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { intentBody, startTestServer, type ApiClient, type TestServer } from '../support/server';
@@ -13,7 +13,7 @@ let accountId: string;
 beforeAll(async () => {
   rx = startReceiver();
   s = await startTestServer({ webhooks: { retryScheduleSeconds: [3600] } });
-  const a = s.account();
+  const a = await s.account();
   accountId = a.accountId;
   api = s.api(a.key);
 });
@@ -37,14 +37,9 @@ it('a failing receiver\'s long answer is cut to a short excerpt; credentials nev
   expect(d.lastError).not.toContain('hunter2');
 
   // A row written before credentials were refused (or by hand): listed without them.
-  const admin = openDb(s.dbPath);
-  try {
-    admin.sqlite
-      .query("UPDATE webhook_deliveries SET url = ?, last_error = ? WHERE id = ?")
-      .run('http://user:s3cret@127.0.0.1:1/hooks', 'redirect not followed (Location: https://admin:pw@intranet.example/)', d.id);
-  } finally {
-    admin.close();
-  }
+  await withRawSql(s.db, (q) =>
+    q.run('UPDATE webhook_deliveries SET url = ?, last_error = ? WHERE id = ?', 'http://user:s3cret@127.0.0.1:1/hooks', 'redirect not followed (Location: https://admin:pw@intranet.example/)', d.id),
+  );
   const again = ((await api.get('/v1/webhooks')).body.deliveries as any[]).find((x) => x.id === d.id);
   expect(again.url).toBe('http://127.0.0.1:1/hooks');
   expect(again.lastError).toBe('redirect not followed (Location: https://intranet.example/)');

@@ -13,7 +13,7 @@ const created: string[] = [];
 beforeAll(async () => {
   rx = startReceiver();
   s = await startTestServer();
-  const a = s.account();
+  const a = await s.account();
   api = s.api(a.key);
   await s.setEndpoint(a.accountId, 'test', rx.url('/hooks'));
   for (let n = 0; n < 150; n++) {
@@ -76,7 +76,7 @@ it('the default page is 20, and small pages chain to the same order', async () =
 
 it('a cursor that is not a delivery of this account and mode is 400 starting_after', async () => {
   const mine = (await api.get<Page>('/v1/webhooks?limit=1')).body.deliveries[0]!.id;
-  const other = s.api(s.account().key);
+  const other = s.api((await s.account()).key);
   expectError(await other.get(`/v1/webhooks?starting_after=${mine}`), 400, 'request.invalid_param', 'starting_after');
   expectError(await api.get('/v1/webhooks?starting_after=whd_nope'), 400, 'request.invalid_param', 'starting_after');
   expectError(await api.get('/v1/webhooks?limit=0'), 400, 'request.invalid_param', 'limit');

@@ -30,8 +30,8 @@ const eventRows = (page: Page) =>
 
 describe('dashboard live view in Chromium', () => {
   it('moves with every committed transition, without a reload, and shows one account only', { timeout: 120_000 }, async () => {
-    const a = s.account({ name: 'Live shop' });
-    const b = s.account({ name: 'Other shop' });
+    const a = await s.account({ name: 'Live shop' });
+    const b = await s.account({ name: 'Other shop' });
     const api = s.api(a.key);
     const before = (await api.post('/v1/intents', intentBody({ reference: 'live-before' }))).body.intent.id as string;
 
@@ -110,7 +110,7 @@ describe('dashboard live view in Chromium', () => {
   });
 
   it("an intent's own page follows it: the lit state, the state field and the timeline move without a reload", { timeout: 120_000 }, async () => {
-    const a = s.account({ name: 'Intent page shop' });
+    const a = await s.account({ name: 'Intent page shop' });
     const api = s.api(a.key);
     const id = (await api.post('/v1/intents', intentBody({ reference: 'followed' }))).body.intent.id as string;
     const neighbour = (await api.post('/v1/intents', intentBody({ reference: 'neighbour' }))).body.intent.id as string;
@@ -159,7 +159,7 @@ describe('dashboard live view in Chromium', () => {
   });
 
   it('fits a 390 px phone: the drawing and tables stay inside the window', { timeout: 60_000 }, async () => {
-    const a = s.account({ name: 'Narrow shop' });
+    const a = await s.account({ name: 'Narrow shop' });
     expect((await s.api(a.key).post('/v1/intents', intentBody({ reference: 'a-long-reference-for-a-narrow-screen-0123456789' }))).status).toBe(201);
     const w = await watchedPage(await browser.get(), 'live-narrow');
     await w.page.setViewport({ width: 390, height: 900 });

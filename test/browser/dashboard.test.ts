@@ -49,7 +49,7 @@ async function login(w: Watched): Promise<void> {
 
 describe('dashboard in Chromium', () => {
   it('logs in, uses every page and form, and logs out', { timeout: 120_000 }, async () => {
-    const { accountId, key } = s.account({ plan: 'free', name: 'Browser shop' });
+    const { accountId, key } = await s.account({ plan: 'free', name: 'Browser shop' });
     const w = await watchedPage(await browser.get(), 'dashboard');
     const { page } = w;
     page.on('dialog', (d) => void d.accept()); // revoke and rotate ask first
@@ -139,7 +139,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it('fits a 390 px phone and a 1440 px desktop: wide tables scroll inside their box', { timeout: 120_000 }, async () => {
-    const { accountId, key } = s.account({ name: 'Layout shop' });
+    const { accountId, key } = await s.account({ name: 'Layout shop' });
     await s.setEndpoint(accountId, 'test', rx.url('/layout'));
     const created = await s.api(key).post('/v1/intents', intentBody({ reference: 'a-rather-long-reference-for-the-layout-check-0123456789' }));
     expect(created.status).toBe(201);

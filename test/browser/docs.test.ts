@@ -41,7 +41,7 @@ describe('/docs in Chromium', () => {
   });
 
   it('renders the document and "Try it out" gets an intent with an API key', { timeout: 120_000 }, async () => {
-    const { key } = s.account();
+    const { key } = await s.account();
     const created = await s.api(key).post('/v1/intents', intentBody({ reference: 'docs-try-it' }));
     expect(created.status).toBe(201);
     const id = created.body.intent.id as string;

@@ -123,7 +123,7 @@ describe('dashboard', () => {
   });
 
   it('logs in with a signed HttpOnly SameSite=Strict cookie that does not hold the token', async () => {
-    const { accountId } = s.account({ plan: 'pro', name: 'Acme shop' });
+    const { accountId } = await s.account({ plan: 'pro', name: 'Acme shop' });
     const b = browser(s.url);
     const res = await b.post('/dashboard/login', { token: TOKEN });
     expect(res.status).toBe(303);
@@ -149,8 +149,8 @@ describe('dashboard', () => {
   });
 
   it("lists intents with the API's verb as the operator: every account, narrowed by account and mode, paged by starting_after", async () => {
-    const a = s.account({ name: 'Paging A' });
-    const b2 = s.account({ name: 'Paging B', mode: 'live' });
+    const a = await s.account({ name: 'Paging A' });
+    const b2 = await s.account({ name: 'Paging B', mode: 'live' });
     const made: string[] = [];
     // 52 of A's (one page of 50 and a second), then one of B's in live mode: newest first.
     for (let i = 0; i < 52; i++) made.push((await s.api(a.key).post('/v1/intents', intentBody({ reference: `page-${i}` }))).body.intent.id);
@@ -179,7 +179,7 @@ describe('dashboard', () => {
   });
 
   it('lists an intent created through the API and shows its timeline and lifecycle drawing', async () => {
-    const { key, accountId } = s.account();
+    const { key, accountId } = await s.account();
     const api = s.api(key);
     const c = await api.post('/v1/intents', intentBody({ reference: 'order-42' }));
     expect(c.status).toBe(201);
@@ -219,7 +219,7 @@ describe('dashboard', () => {
   });
 
   it('creates a key (shown once) and revokes it; the revoked key answers 401 on the API', async () => {
-    const { accountId } = s.account();
+    const { accountId } = await s.account();
     const b = await login(s.url);
     const csrf = await b.csrf();
     const created = await b.post(`/dashboard/accounts/${accountId}/keys`, { csrf, mode: 'test' });
@@ -242,7 +242,7 @@ describe('dashboard', () => {
     expect(r.body.error.code).toBe('auth.invalid_api_key');
 
     // A key of another account cannot be revoked through this account's page.
-    const other = s.account();
+    const other = await s.account();
     const otherPage = await b.get(`/dashboard/accounts/${other.accountId}`);
     const otherKeyId = /data-key="(key_[0-9A-Za-z]+)"/.exec(otherPage.text)![1]!;
     expect((await b.post(`/dashboard/accounts/${accountId}/keys/${otherKeyId}/revoke`, { csrf })).status).toBe(404);
@@ -250,7 +250,7 @@ describe('dashboard', () => {
   });
 
   it('refuses POSTs without the session, without the CSRF token, or from another origin', async () => {
-    const { accountId, key } = s.account();
+    const { accountId, key } = await s.account();
     const b = await login(s.url);
     const csrf = await b.csrf();
     const keysBefore = (await b.get(`/dashboard/accounts/${accountId}`)).text.match(/data-key=/g)!.length;
@@ -280,7 +280,7 @@ describe('dashboard', () => {
   });
 
   it('escapes an XSS payload in reference and metadata', async () => {
-    const { key } = s.account();
+    const { key } = await s.account();
     const payload = '<script>alert("x")</script>';
     const img = '"><img src=x onerror=alert(1)>';
     const c = await s.api(key).post('/v1/intents', intentBody({ reference: payload, metadata: { note: img, [payload]: 'k' } }));
@@ -301,7 +301,7 @@ describe('dashboard', () => {
   });
 
   it('sets the webhook endpoint, reveals and rotates its secret, and retries a delivery', async () => {
-    const { key, accountId } = s.account({ plan: 'free' });
+    const { key, accountId } = await s.account({ plan: 'free' });
     const b = await login(s.url);
     const csrf = await b.csrf();
 

@@ -105,16 +105,16 @@ describe('dashboard live events', () => {
   afterAll(async () => s?.stop());
 
   it('refuses without a session, and for an unknown account or mode', async () => {
-    const { accountId } = s.account();
+    const { accountId } = await s.account();
     expect((await fetch(`${s.url}/dashboard/live/events?account=${accountId}&mode=test`)).status).toBe(401);
     expect((await fetch(`${s.url}/dashboard/live/events?account=acct_nope&mode=test`, { headers: { cookie } })).status).toBe(404);
     expect((await fetch(`${s.url}/dashboard/live/events?account=${accountId}&mode=both`, { headers: { cookie } })).status).toBe(400);
   });
 
   it("streams one account and mode's transitions as they commit, never another's", async () => {
-    const a = s.account({ name: 'Streamed' });
-    const b = s.account({ name: 'Other' });
-    const aLive = s.key(a.accountId, 'live');
+    const a = await s.account({ name: 'Streamed' });
+    const b = await s.account({ name: 'Other' });
+    const aLive = await s.key(a.accountId, 'live');
     const sse = await openSse(`${s.url}/dashboard/live/events?account=${a.accountId}&mode=test`, { cookie });
     expect(sse.status).toBe(200);
     expect(sse.contentType).toContain('text/event-stream');
@@ -155,7 +155,7 @@ describe('dashboard live events', () => {
   });
 
   it("with ?intent= follows that intent's events only (its own page)", async () => {
-    const a = s.account();
+    const a = await s.account();
     const one = (await s.api(a.key).post('/v1/intents', intentBody())).body.intent.id as string;
     const two = (await s.api(a.key).post('/v1/intents', intentBody())).body.intent.id as string;
     expect((await fetch(`${s.url}/dashboard/live/events?account=${a.accountId}&mode=test&intent=no%20such`, { headers: { cookie } })).status).toBe(400);
@@ -171,7 +171,7 @@ describe('dashboard live events', () => {
   });
 
   it('sends a backlog longer than one batch (200) whole, in order, each event once', { timeout: 60_000 }, async () => {
-    const a = s.account();
+    const a = await s.account();
     for (let i = 0; i < 210; i += 30) {
       const n = Math.min(30, 210 - i);
       const made = await Promise.all(Array.from({ length: n }, () => s.api(a.key).post('/v1/intents', intentBody())));
@@ -189,7 +189,7 @@ describe('dashboard live events', () => {
     const own = await startTestServer({ adminToken: TOKEN });
     let stopped = false;
     try {
-      const { accountId } = own.account();
+      const { accountId } = await own.account();
       const login = await fetch(`${own.url}/dashboard/login`, {
         method: 'POST',
         redirect: 'manual',

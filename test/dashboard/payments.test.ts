@@ -2,8 +2,6 @@
 // reason, filtered by status, values escaped, only for a logged-in operator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids';
-import { openDb } from '../../src/store/db';
-import { createPaymentRepo } from '../../src/store/payments';
 import { startTestServer, type TestServer } from '../support/server';
 
 const TOKEN = 'dash-admin-token-payments-0123456789';
@@ -17,18 +15,16 @@ const get = async (path: string, withCookie = true) => {
 
 beforeAll(async () => {
   s = await startTestServer({ adminToken: TOKEN });
-  const { accountId } = s.account();
+  const { accountId } = await s.account();
   // Rows written through the real repository on the real schema, as recordFoundTransfer writes them.
-  const db = openDb(s.dbPath);
-  const repo = createPaymentRepo(db.sqlite);
+  const repo = s.repos.payments;
   const base = {
     accountId, mode: 'test' as const, chain: 'eip155:84532', token: 'USDC', tokenAddress: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
     decimals: 6, from: '0x1111111111111111111111111111111111111111', to: '0x2222222222222222222222222222222222222222', detectedAt: Date.now(),
   };
-  repo.insert({ ...base, id: newId('pay'), amountBaseUnits: 1_500_000n, txSignature: '0xaaa', intentId: 'pi_under', status: 'unmatched', reason: 'amount_mismatch' });
-  repo.insert({ ...base, id: newId('pay'), amountBaseUnits: 2_000_000n, txSignature: '0xbbb', intentId: 'pi_late', status: 'late', reason: 'intent_closed' });
-  repo.insert({ ...base, id: newId('pay'), amountBaseUnits: 3_000_000n, txSignature: '0x<ccc>', intentId: null, status: 'unmatched', reason: 'ambiguous' });
-  db.close();
+  await repo.insert({ ...base, id: newId('pay'), amountBaseUnits: 1_500_000n, txSignature: '0xaaa', intentId: 'pi_under', status: 'unmatched', reason: 'amount_mismatch' });
+  await repo.insert({ ...base, id: newId('pay'), amountBaseUnits: 2_000_000n, txSignature: '0xbbb', intentId: 'pi_late', status: 'late', reason: 'intent_closed' });
+  await repo.insert({ ...base, id: newId('pay'), amountBaseUnits: 3_000_000n, txSignature: '0x<ccc>', intentId: null, status: 'unmatched', reason: 'ambiguous' });
   const res = await fetch(`${s.url}/dashboard/login`, {
     method: 'POST',
     redirect: 'manual',
@@ -64,20 +60,18 @@ describe('dashboard payments', () => {
   });
 
   it("lists every account's payments with the API's verb as the operator, paged by starting_after", async () => {
-    const other = s.account({ mode: 'live', name: 'Other shop' });
-    const db = openDb(s.dbPath);
-    const repo = createPaymentRepo(db.sqlite);
+    const other = await s.account({ mode: 'live', name: 'Other shop' });
+    const repo = s.repos.payments;
     const newer: string[] = [];
     for (let i = 0; i < 50; i++) {
       const id = newId('pay');
       newer.push(id);
-      repo.insert({
+      await repo.insert({
         id, accountId: other.accountId, mode: 'live', chain: 'eip155:8453', token: 'USDC', tokenAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6,
         from: '0x1111111111111111111111111111111111111111', to: '0x3333333333333333333333333333333333333333', detectedAt: Date.now(),
         amountBaseUnits: 1n, txSignature: `0xnew${i}`, intentId: null, status: 'unmatched', reason: 'no_open_intent',
       });
     }
-    db.close();
     const first = await get('/dashboard/payments');
     const rows = (t: string) => [...t.matchAll(/data-payment="([^"]+)"/g)].map((m) => m[1]!);
     expect(rows(first.text)).toEqual([...newer].reverse());

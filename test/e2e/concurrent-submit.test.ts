@@ -44,7 +44,7 @@ beforeAll(async () => {
       [DEVNET_CHAIN]: { rpc: [sol.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300 },
     },
   });
-  api = s.api(s.account().key);
+  api = s.api((await s.account()).key);
 }, 120_000);
 
 afterAll(async () => {

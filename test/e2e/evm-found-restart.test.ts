@@ -20,7 +20,7 @@ beforeAll(async () => {
   anvil = await startAnvil('base'); // automine: one block per transaction, `finalized` two blocks behind
   const usdc = await deployToken(anvil, { [payer.address]: 100_000_000n });
   s = await startTestServer({ networks: { [BASE]: { rpc: [anvil.url], pollIntervalMs: 50, tokens: { USDC: { address: usdc, decimals: 6 } } } } });
-  api = s.api(s.account().key);
+  api = s.api((await s.account()).key);
 }, 60_000);
 
 afterAll(async () => {

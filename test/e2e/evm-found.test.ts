@@ -83,7 +83,7 @@ beforeAll(async () => {
     },
     webhooks: { allowPrivateUrls: true },
   });
-  const a = s.account({ plan: 'pro' });
+  const a = await s.account({ plan: 'pro' });
   accountId = a.accountId;
   await s.setEndpoint(accountId, 'test', rx.url('/found'));
   api = s.api(a.key);
@@ -307,10 +307,10 @@ describe('GET /v1/payments', () => {
     expectError(await api.get('/v1/payments?limit=0'), 400, 'request.invalid_param', 'limit');
     expectError(await api.get('/v1/payments?starting_after=pay_nope'), 400, 'request.invalid_param', 'starting_after');
 
-    const other = s.api(s.account({ plan: 'pro' }).key);
+    const other = s.api((await s.account({ plan: 'pro' })).key);
     expect((await other.get('/v1/payments')).body).toEqual({ payments: [], hasMore: false });
     expectError(await other.get(`/v1/payments/${all.payments[0].id}`), 404, 'payment.not_found');
-    const live = s.api(s.key(accountId, 'live'));
+    const live = s.api(await s.key(accountId, 'live'));
     expectError(await live.get(`/v1/payments/${all.payments[0].id}`), 404, 'payment.not_found');
   });
 });

@@ -45,7 +45,7 @@ beforeAll(async () => {
     },
     webhooks: { allowPrivateUrls: true },
   });
-  const { key, accountId } = s.account({ plan: 'pro' });
+  const { key, accountId } = await s.account({ plan: 'pro' });
   await s.setEndpoint(accountId, 'test', rx.url('/evm'));
   api = s.api(key);
 }, 120_000);

@@ -43,7 +43,7 @@ beforeAll(async () => {
   s = await startTestServer({
     networks: { [BASE]: { rpc: [`http://127.0.0.1:${proxy.port}`], pollIntervalMs: 50, tokens: { USDC: { address: usdc, decimals: 6 } } } },
   });
-  api = s.api(s.account({ plan: 'pro' }).key);
+  api = s.api((await s.account({ plan: 'pro' })).key);
 }, 60_000);
 
 afterAll(async () => {

@@ -30,7 +30,7 @@ beforeAll(async () => {
     networks: { [DEVNET_CHAIN]: { rpc: [first.url, sol.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } },
     intents: { minTtlSeconds: 1 },
   });
-  api = s.api(s.account({ plan: 'pro' }).key);
+  api = s.api((await s.account({ plan: 'pro' })).key);
 });
 
 afterAll(async () => {

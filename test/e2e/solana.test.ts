@@ -29,7 +29,7 @@ beforeAll(async () => {
     networks: { [DEVNET_CHAIN]: { rpc: [sol.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } },
     webhooks: { allowPrivateUrls: true },
   });
-  const { key, accountId } = s.account({ plan: 'pro' });
+  const { key, accountId } = await s.account({ plan: 'pro' });
   await s.setEndpoint(accountId, 'test', rx.url('/solana'));
   api = s.api(key);
 });

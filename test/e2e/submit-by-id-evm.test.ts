@@ -35,7 +35,7 @@ beforeAll(async () => {
       [TEMPO]: { rpc: [tempo.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300 },
     },
   });
-  api = s.api(s.account().key);
+  api = s.api((await s.account()).key);
 }, 120_000);
 
 afterAll(async () => {

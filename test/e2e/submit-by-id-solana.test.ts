@@ -20,7 +20,7 @@ beforeAll(async () => {
   sol.airdrop(payer.address, 10_000_000_000n);
   await sol.setTokenBalance(DEVNET_USDC_MINT, payer.address, 1_000_000_000n);
   s = await startTestServer({ networks: { [DEVNET_CHAIN]: { rpc: [sol.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } } });
-  api = s.api(s.account({ plan: 'pro' }).key);
+  api = s.api((await s.account({ plan: 'pro' })).key);
 });
 
 afterAll(async () => {

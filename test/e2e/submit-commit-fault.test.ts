@@ -55,7 +55,7 @@ beforeAll(async () => {
       },
     },
   );
-  api = s.api(s.account().key);
+  api = s.api((await s.account()).key);
 }, 120_000);
 
 afterAll(async () => {

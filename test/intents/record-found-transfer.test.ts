@@ -1,24 +1,19 @@
-// The matcher (contract 11) on a real core over a fresh SQLite file with the real migrations:
+// The matcher (contract 11) on a real core over a fresh database (either store) with the real migrations:
 // a transfer found for an intent the watcher already finalized is its `matched` record (never a
 // duplicate), the same transfer reported by two scans at once makes one record and one set of
 // events, and a transfer of an unconfigured token or to an unknown receiver is ignored.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FoundTransfer } from '../../src/chains/types';
 import { createCore, type Core } from '../../src/compose';
-import { sqliteDb } from '../support/core';
+import { freshTestDatabase, type TestDatabase } from '../support/test-store';
 import { validate } from '../../src/config';
 import { DEFAULT_CONFIG } from '../../src/config.types';
 import { recordFoundTransfer } from '../../src/intents/record-found-transfer';
-import { createAccount } from '../../src/store/accounts';
-import { createApiKey } from '../../src/store/api-keys';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const REQUESTOR = '0x1111111111111111111111111111111111111111';
 const PAYER = '0x2222222222222222222222222222222222222222';
-let dir: string;
+let fresh: TestDatabase;
 let core: Core;
 let key: string;
 
@@ -48,14 +43,14 @@ const transfer = (over: Partial<FoundTransfer> = {}): FoundTransfer => ({
 });
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'payforge-found-'));
-  core = await createCore(validate({ ...structuredClone(DEFAULT_CONFIG), db: join(dir, 'p.db'), logLevel: 'error' }));
-  const acct = createAccount(sqliteDb(core), { name: 'm', plan: 'pro' });
-  key = createApiKey(sqliteDb(core), { accountId: acct.id, mode: 'test' }).key;
+  fresh = await freshTestDatabase();
+  core = await createCore(validate({ ...structuredClone(DEFAULT_CONFIG), db: fresh.db, logLevel: 'error' }));
+  const acct = await core.store.repos.accounts.create({ name: 'm', plan: 'pro' });
+  key = (await core.store.repos.apiKeys.create({ accountId: acct.id, mode: 'test' })).key;
 });
 afterEach(async () => {
   await core.stop();
-  rmSync(dir, { recursive: true, force: true });
+  fresh.dispose();
 });
 
 describe('recordFoundTransfer', () => {

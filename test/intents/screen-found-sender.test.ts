@@ -1,21 +1,16 @@
 // A transfer found on chain has its sender screened as a submit's signer is (contract 6), on a
-// real core over SQLite with the real migrations and a real HTTP screening provider: a sanctioned
+// real core over either store with the real migrations and a real HTTP screening provider: a sanctioned
 // sender's transfer moves no intent and is kept in view as an unmatched payment (reason
 // sanctions_match, naming the intent it would have paid, payment.unmatched emitted); while the
 // provider is unreachable nothing is written and the same report succeeds once it answers; a
 // transaction whose signer was screened at submit is not screened again.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FoundTransfer } from '../../src/chains/types';
 import { createCore, type Core } from '../../src/compose';
-import { sqliteDb } from '../support/core';
+import { freshTestDatabase, type TestDatabase } from '../support/test-store';
 import { validate } from '../../src/config';
 import { DEFAULT_CONFIG } from '../../src/config.types';
 import { recordFoundTransfer } from '../../src/intents/record-found-transfer';
-import { createAccount } from '../../src/store/accounts';
-import { createApiKey } from '../../src/store/api-keys';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const REQUESTOR = '0x1111111111111111111111111111111111111111';
@@ -25,7 +20,7 @@ const CLEAN = '0x5555555555555555555555555555555555555555';
 
 let provider: ReturnType<typeof Bun.serve>;
 let providerDown = false;
-let dir: string;
+let fresh: TestDatabase;
 let core: Core;
 let key: string;
 
@@ -44,21 +39,21 @@ afterAll(async () => void (await provider.stop(true)));
 
 beforeEach(async () => {
   providerDown = false;
-  dir = mkdtempSync(join(tmpdir(), 'payforge-screen-found-'));
+  fresh = await freshTestDatabase();
   core = await createCore(
     validate({
       ...structuredClone(DEFAULT_CONFIG),
-      db: join(dir, 'p.db'),
+      db: fresh.db,
       logLevel: 'error',
       screening: { extraAddresses: [LISTED], extraAddressesFile: null, listDir: null, provider: { url: `http://127.0.0.1:${provider.port}`, apiKey: 'k', timeoutMs: 2000 } },
     }),
   );
-  const acct = createAccount(sqliteDb(core), { name: 'm', plan: 'pro' });
-  key = createApiKey(sqliteDb(core), { accountId: acct.id, mode: 'test' }).key;
+  const acct = await core.store.repos.accounts.create({ name: 'm', plan: 'pro' });
+  key = (await core.store.repos.apiKeys.create({ accountId: acct.id, mode: 'test' })).key;
 });
 afterEach(async () => {
   await core.stop();
-  rmSync(dir, { recursive: true, force: true });
+  fresh.dispose();
 });
 
 const call = async (method: string, path: string, body?: unknown) => {

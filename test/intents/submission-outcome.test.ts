@@ -2,10 +2,9 @@
 // the same write: through the real server on the local Solana (LiteSVM), a submitted transaction
 // that lands is `landed`, one that fails on chain `failed`, one the leader lost `dropped`; one the
 // payer sent herself is `landed` whether submit by signature or detection tells PayForge first.
-import { Database } from 'bun:sqlite';
 import { createSolanaRpc, generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSubmissionRepo, type Submission } from '../../src/store/submissions';
+import type { Submission } from '../../src/store/submissions';
 import { waitFor } from '../support/api';
 import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
 import { signMessageBlob } from '../support/solana/wallet';
@@ -14,23 +13,20 @@ import { startTestServer, type ApiClient, type TestServer } from '../support/ser
 let sol: LocalSolana;
 let s: TestServer;
 let api: ApiClient;
-let reader: Database;
 
 beforeAll(async () => {
   sol = await startLocalSolana({ slotMs: 40, blockhashValidBlocks: 30 });
   sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
   s = await startTestServer({ networks: { [DEVNET_CHAIN]: { rpc: [sol.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } } });
-  api = s.api(s.account({ plan: 'pro' }).key);
-  reader = new Database(s.dbPath, { readonly: true });
+  api = s.api((await s.account({ plan: 'pro' })).key);
 }, 60_000);
 
 afterAll(async () => {
-  reader?.close();
   await s?.stop();
   await sol?.stop();
 });
 
-const row = (sig: string): Submission | null => createSubmissionRepo(reader).findByTx(DEVNET_CHAIN, sig);
+const row = async (sig: string): Promise<Submission | null> => s.repos.submissions.findByTx(DEVNET_CHAIN, sig);
 
 async function funded(usdc = 100_000_000n): Promise<KeyPairSigner> {
   const k = await generateKeyPairSigner();
@@ -57,7 +53,7 @@ describe('submission outcome', () => {
     expect(r.status).toBe(200);
     const sig = r.body.intent.txSignature as string;
     await waitFor(stateIs(intent.id, 'finalized'), 20_000, 'finalized');
-    expect(row(sig)).toMatchObject({ intentId: intent.id, source: 'submit', status: 'sent', outcome: 'landed' });
+    expect(await row(sig)).toMatchObject({ intentId: intent.id, source: 'submit', status: 'sent', outcome: 'landed' });
   });
 
   it('submitted and failed on chain (tokens gone between preflight and landing): failed', async () => {
@@ -69,7 +65,7 @@ describe('submission outcome', () => {
     await sol.setTokenBalance(DEVNET_USDC_MINT, payer.address, 1n);
     sol.chain.resume();
     await waitFor(stateIs(intent.id, 'failed'), 20_000, 'failed');
-    expect(row(r.body.intent.txSignature)).toMatchObject({ status: 'sent', outcome: 'failed' });
+    expect(await row(r.body.intent.txSignature)).toMatchObject({ status: 'sent', outcome: 'failed' });
   });
 
   it('submitted and lost by the leader: dropped once its blockhash expired (the intent is payable again)', async () => {
@@ -80,7 +76,7 @@ describe('submission outcome', () => {
       const r = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
       expect(r.status).toBe(200);
       await waitFor(stateIs(intent.id, 'dropped'), 30_000, 'dropped');
-      expect(row(r.body.intent.txSignature)).toMatchObject({ status: 'sent', outcome: 'dropped' });
+      expect(await row(r.body.intent.txSignature)).toMatchObject({ status: 'sent', outcome: 'dropped' });
     } finally {
       sol.setDropTransactions(false);
     }
@@ -95,11 +91,11 @@ describe('submission outcome', () => {
     const sigA = await send(a.signed);
     await waitFor(async () => (await api.post(`/v1/intents/${a.intent.id}/submit`, { txSignature: sigA })).status === 200 || undefined, 20_000, 'submit by id');
     await waitFor(stateIs(a.intent.id, 'finalized'), 20_000, 'finalized');
-    expect(row(sigA)).toMatchObject({ intentId: a.intent.id, status: 'sent', outcome: 'landed' });
+    expect(await row(sigA)).toMatchObject({ intentId: a.intent.id, status: 'sent', outcome: 'landed' });
 
     const b = await built(payer, '3');
     const sigB = await send(b.signed);
     await waitFor(stateIs(b.intent.id, 'finalized'), 20_000, 'finalized by detection');
-    expect(row(sigB)).toMatchObject({ intentId: b.intent.id, status: 'sent', outcome: 'landed' });
+    expect(await row(sigB)).toMatchObject({ intentId: b.intent.id, status: 'sent', outcome: 'landed' });
   });
 });

@@ -27,7 +27,7 @@ beforeAll(async () => {
   s = await startTestServer({
     networks: { [BASE_SEPOLIA]: { rpc: [anvil.url], pollIntervalMs: 100, tokens: { USDC: { address: usdc, decimals: 6 } } } },
   });
-  const { key } = s.account({ plan: 'pro', name: 'Acme Coffee' });
+  const { key } = await s.account({ plan: 'pro', name: 'Acme Coffee' });
   api = s.api(key);
 }, 120_000);
 
@@ -265,7 +265,7 @@ describe('payment page rate limit', () => {
   it('answers 429 with the envelope past the per-token burst', async () => {
     const t = await startTestServer({ rateLimit: { perSecond: 1, burst: 5 } });
     try {
-      const { key } = t.account();
+      const { key } = await t.account();
       const r = await t.api(key).post('/v1/intents', { chain: BASE_SEPOLIA, token: 'USDC', amount: '1', requestor });
       const token = r.body.intent.payToken as string;
       const codes: number[] = [];

@@ -41,7 +41,7 @@ beforeAll(async () => {
   });
   front.target = s.url;
   untrust = trustTestCertificate();
-  api = s.api(s.account({ plan: 'pro', name: 'Acme Coffee' }).key);
+  api = s.api((await s.account({ plan: 'pro', name: 'Acme Coffee' })).key);
 }, 120_000);
 
 afterAll(async () => {

@@ -37,7 +37,7 @@ beforeAll(async () => {
       [TEMPO_MODERATO]: { rpc: [tempo.url], pollIntervalMs: 100 },
     },
   });
-  api = s.api(s.account({ plan: 'pro', name: 'Acme Coffee' }).key);
+  api = s.api((await s.account({ plan: 'pro', name: 'Acme Coffee' })).key);
 }, 120_000);
 
 afterAll(async () => {

@@ -1,4 +1,5 @@
-// A real core (real SQLite file with the real migrations, group commit, runtime, chain watch)
+// A real core (a fresh database of the store under test with the real migrations: a SQLite file
+// with its group commit, or PostgreSQL with PAYFORGE_TEST_STORE=postgres; runtime, chain watch)
 // whose EVM watcher is scripted by the test: it reports only what it has been asked to watch,
 // exactly as a real watcher does, so a runtime that stops watching an intent stops hearing of it.
 import { validate } from '../../src/config';
@@ -11,7 +12,8 @@ import type { StoredIntent } from '../../src/store/intents';
 import type { Db } from '../../src/store/db';
 import { sqliteOf, type SqliteStore } from '../../src/store/store';
 import { afterEach } from 'vitest';
-import { storedIntent, tempDb, type TempDb } from './db';
+import { storedIntent } from './db';
+import { freshTestDatabase, type TestDatabase } from './test-store';
 
 export const CHAIN = 'eip155:84532';
 
@@ -65,12 +67,12 @@ export function scriptedWatcher(): { watcher: ScriptedWatcher; adapter: NonNulla
   };
 }
 
-/** A core on `dbPath` (its RPC upstream is never called: the watcher is scripted, detection is off). */
-export async function scriptedCore(dbPath: string): Promise<{ core: Core; watcher: ScriptedWatcher }> {
+/** A core on `db` (a SQLite path or a postgres:// URL; its RPC upstream is never called: the watcher is scripted, detection is off). */
+export async function scriptedCore(db: string): Promise<{ core: Core; watcher: ScriptedWatcher }> {
   const { watcher, adapter } = scriptedWatcher();
   const config = validate({
     ...structuredClone(DEFAULT_CONFIG),
-    db: dbPath,
+    db,
     logLevel: 'error',
     networks: { [CHAIN]: { rpc: ['http://127.0.0.1:9'] } },
   });
@@ -94,7 +96,7 @@ export async function pendingIntent(core: Core, over: Partial<StoredIntent> = {}
   });
 }
 
-/** The SQLite store under a core (these tests run on SQLite: they read and fault it directly). */
+/** The SQLite store under a core (for a test that is SQLite's by nature: it faults the file). */
 export function sqliteStore(core: Core): SqliteStore {
   const s = sqliteOf(core.store);
   if (!s) throw new Error('this test needs a SQLite store');
@@ -103,22 +105,19 @@ export function sqliteStore(core: Core): SqliteStore {
 
 export const sqliteDb = (core: Core): Db => sqliteStore(core).db;
 
-/** An intent's row as committed, read synchronously (SQLite). */
-export const rowOf = (core: Core, id: string): StoredIntent | null => sqliteStore(core).repos.intents.get(id);
+/** An intent's row as committed (through the store's repositories: either engine). */
+export const rowOf = async (core: Core, id: string): Promise<StoredIntent | null> => core.store.repos.intents.get(id);
 
 /** Event types recorded for an intent, oldest first (what webhooks deliver). */
-export function eventTypesOf(core: Core, intentId: string): string[] {
-  return sqliteDb(core).sqlite
-    .query<{ type: string }, [string]>('SELECT type FROM events WHERE intent_id = ? ORDER BY seq')
-    .all(intentId)
-    .map((r) => r.type);
+export async function eventTypesOf(core: Core, intentId: string): Promise<string[]> {
+  return (await core.store.repos.events.timeline(intentId)).map((e) => e.type);
 }
 
 /** Poll until `check` returns a value (no fixed sleeps): fails with `what` after `ms`. */
-export async function until<T>(check: () => T | null | undefined | false, what: string, ms = 10_000): Promise<T> {
+export async function until<T>(check: () => T | null | undefined | false | Promise<T | null | undefined | false>, what: string, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
-    const v = check();
+    const v = await check();
     if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -126,13 +125,13 @@ export async function until<T>(check: () => T | null | undefined | false, what: 
 }
 
 /**
- * Scripted cores on temp database files for one test file: `start()` opens one (on a new file,
+ * Scripted cores on fresh databases for one test file: `start()` opens one (on a new database,
  * or on `path` to restart on the same one) and `begin` brings it up; every core still running is
- * stopped, and every file removed, after each test. `stopped(core)` is for a test that stops one
+ * stopped, and every temp folder removed, after each test. `stopped(core)` is for a test that stops one
  * itself (a restart).
  */
 export function scriptedCores(begin: (core: Core) => unknown) {
-  let dbs: TempDb[] = [];
+  let dbs: TestDatabase[] = [];
   let cores: Core[] = [];
   afterEach(async () => {
     for (const c of cores) await c.stop();
@@ -144,10 +143,9 @@ export function scriptedCores(begin: (core: Core) => unknown) {
     async start(path?: string): Promise<{ core: Core; watcher: ScriptedWatcher; path: string }> {
       let p = path;
       if (!p) {
-        const d = tempDb();
-        d.db.close();
+        const d = await freshTestDatabase();
         dbs.push(d);
-        p = d.path;
+        p = d.db;
       }
       const { core, watcher } = await scriptedCore(p);
       cores.push(core);

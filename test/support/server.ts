@@ -1,19 +1,15 @@
-// A real PayForge server on a loopback port over a fresh temp SQLite (real migrations), with
-// helpers to make accounts and keys. Every API test goes through real HTTP.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// A real PayForge server on a loopback port over a fresh database of the store under test (a temp
+// SQLite file, or a PostgreSQL database with PAYFORGE_TEST_STORE=postgres; real migrations),
+// with helpers to make accounts and keys. Every API test goes through real HTTP.
 import { validate } from '../../src/config';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.types';
 import type { CoreOptions } from '../../src/compose';
 import { startServer, type ServerHandle } from '../../src/server';
-import { openDb } from '../../src/store/db';
-import { createAccount } from '../../src/store/accounts';
-import { createApiKey } from '../../src/store/api-keys';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import type { Mode } from '../../src/domain/intent';
-import { createRepos } from '../../src/store/repos';
+import type { Store, StoreRepos } from '../../src/store/store';
 import { webhookServices } from '../../src/webhooks/services';
+import { adminStore, freshTestDatabase } from './test-store';
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
 
@@ -29,14 +25,20 @@ function merge<T>(base: T, over: DeepPartial<T> | undefined): T {
 
 export interface TestServer {
   url: string;
+  /** A temp folder for the test's own files. */
   dir: string;
-  dbPath: string;
+  /** The server's `db`: a SQLite file path or a postgres:// URL. */
+  db: string;
   config: Config;
   handle: ServerHandle;
+  /** A second handle on the server's database (as an operator's CLI has): setup and reads. */
+  store: Store;
+  /** Its repositories (on PostgreSQL every call answers a promise: await them). */
+  repos: StoreRepos;
   /** Create an account with a key; returns the raw key and account id. */
-  account(opts?: { plan?: 'free' | 'pro'; mode?: Mode; name?: string }): { key: string; accountId: string };
+  account(opts?: { plan?: 'free' | 'pro'; mode?: Mode; name?: string }): Promise<{ key: string; accountId: string }>;
   /** Another key for an existing account. */
-  key(accountId: string, mode: Mode): string;
+  key(accountId: string, mode: Mode): Promise<string>;
   api(key: string): ApiClient;
   /** Configure the account's webhook endpoint (as `payforge webhooks set-endpoint` does). */
   setEndpoint(accountId: string, mode: Mode, url: string): Promise<{ url: string; secret: string }>;
@@ -87,33 +89,35 @@ export function client(url: string, key: string | null): ApiClient {
 }
 
 export async function startTestServer(overrides?: DeepPartial<Config>, opts: { bootstrap?: boolean; core?: CoreOptions } = {}): Promise<TestServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'payforge-test-'));
-  const dbPath = join(dir, 'payforge.db');
-  const config = validate(merge(merge(structuredClone(DEFAULT_CONFIG) as Config, { port: 0, db: dbPath, logLevel: 'error' } as DeepPartial<Config>), overrides));
+  const fresh = await freshTestDatabase();
+  const config = validate(merge(merge(structuredClone(DEFAULT_CONFIG) as Config, { port: 0, db: fresh.db, logLevel: 'error' } as DeepPartial<Config>), overrides));
   let handle = await startServer(config, { bootstrap: opts.bootstrap ?? false, ...opts.core });
-  // The CLI's code path writes accounts and keys through its own connection (WAL), as an operator would.
-  const admin = openDb(dbPath);
+  // The CLI's code path writes accounts and keys through its own connection, as an operator would.
+  const admin = await adminStore(config.db);
+  const repos = admin.repos;
   const ts: TestServer = {
     get url() {
       return handle.url;
     },
-    dir,
-    dbPath,
+    dir: fresh.dir,
+    db: config.db,
     config,
     get handle() {
       return handle;
     },
-    account(o = {}) {
-      const acct = createAccount(admin, { name: o.name ?? 'test', plan: o.plan ?? 'pro' });
-      return { accountId: acct.id, key: createApiKey(admin, { accountId: acct.id, mode: o.mode ?? 'test' }).key };
+    store: admin,
+    repos,
+    async account(o = {}) {
+      const acct = await repos.accounts.create({ name: o.name ?? 'test', plan: o.plan ?? 'pro' });
+      return { accountId: acct.id, key: (await repos.apiKeys.create({ accountId: acct.id, mode: o.mode ?? 'test' })).key };
     },
-    key: (accountId, mode) => createApiKey(admin, { accountId, mode }).key,
+    key: async (accountId, mode) => (await repos.apiKeys.create({ accountId, mode })).key,
     api: (key) => client(handle.url, key),
-    setEndpoint: (accountId, mode, url) => setEndpoint(webhookServices(createRepos(admin), config), { accountId, mode }, { url }),
+    setEndpoint: (accountId, mode, url) => setEndpoint(webhookServices(repos, config), { accountId, mode }, { url }),
     async stop() {
       await handle.stop();
-      admin.close();
-      rmSync(dir, { recursive: true, force: true });
+      await admin.close();
+      fresh.dispose();
     },
     async restart(whileDown?: () => Promise<void>) {
       const port = handle.port;

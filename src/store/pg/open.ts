@@ -70,8 +70,13 @@ export interface PgStore {
   close(): Promise<void>;
 }
 
-/** SQLSTATEs after which the same transaction may well succeed when simply run again. */
-const RETRYABLE = new Set(['40001', '40P01']);
+/**
+ * SQLSTATEs after which the same transaction may well succeed when simply run again. 23505 too:
+ * under READ COMMITTED two writes can both find a row absent (a transfer reported by two scans at
+ * once) and both insert it; run again, the loser finds the winner's row, as it would have behind
+ * SQLite's single writer. A unique violation that is no race fails the same way every attempt.
+ */
+const RETRYABLE = new Set(['40001', '40P01', '23505']);
 const ATTEMPTS = 5;
 
 export interface PgStoreOptions {

@@ -73,7 +73,7 @@ beforeAll(async () => {
   s = await startTestServer({
     networks: { [BASE]: { rpc: [proxy.url], pollIntervalMs: 50, rebroadcastIntervalMs: 200, tokens: { USDC: { address: usdc, decimals: 6 } } } },
   });
-  api = s.api(s.account({ plan: 'pro' }).key);
+  api = s.api((await s.account({ plan: 'pro' })).key);
 }, 60_000);
 afterAll(async () => {
   await s?.stop();

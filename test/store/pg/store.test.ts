@@ -112,6 +112,33 @@ describe('openPgStore', () => {
     expect((await store.repos.intents.get(y.id))!.metadata).toEqual({ n: '2' });
   });
 
+  it('two transactions that both find a row absent and insert it: the loser (unique violation) runs again, sees the row, and both resolve', async () => {
+    const store = await open();
+    const tx = `0x${'cd'.repeat(32)}`;
+    let runs = 0;
+    let bothLooked!: () => void;
+    const looked = new Promise<void>((r) => (bothLooked = r));
+    let looks = 0;
+    // As recordFoundTransfer does for one transfer reported by two scans at once (SQLite's single
+    // writer serializes them; PostgreSQL's READ COMMITTED lets both see no row).
+    const recordOnce = () =>
+      store.transact(async (t) => {
+        runs++;
+        const known = await t.payments.findByTx('eip155:84532', tx);
+        if (++looks === 2) bothLooked();
+        await looked;
+        if (known) return 'known';
+        await t.payments.insert({
+          id: newId('pay'), accountId: 'acct_a', mode: 'test', chain: 'eip155:84532', token: 'USDC', tokenAddress: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+          decimals: 6, amountBaseUnits: 1n, from: '0x1111111111111111111111111111111111111111', to: '0x2222222222222222222222222222222222222222',
+          txSignature: tx, detectedAt: 1, intentId: null, status: 'unmatched', reason: 'no_open_intent',
+        });
+        return 'recorded';
+      });
+    expect((await Promise.all([recordOnce(), recordOnce()])).sort()).toEqual(['known', 'recorded']);
+    expect(runs).toBe(3);
+  });
+
   it('openStore takes a postgres:// (or postgresql://) URL for the PostgreSQL store', async () => {
     const url = await freshDatabaseUrl();
     for (const db of [url, url.replace(/^postgres:/, 'postgresql:')]) {
