@@ -75,17 +75,17 @@ describe('live work under leases on SQLite', () => {
     watcher.say(paying.id, 'confirmed');
     await until(() => !watcher.watched.has(paying.id), 'the pending intent no longer watched here');
     await until(() => core.runtime.liveIntents() === 0 && !core.work.held().includes(shard), 'the shard given up here');
-    expect(rowOf(core, paying.id)!.state).toBe('pending');
-    expect(rowOf(core, expiring.id)!.state).toBe('created');
-    expect(eventTypesOf(core, paying.id)).toEqual(['intent.created', 'intent.pending']);
-    expect(eventTypesOf(core, expiring.id)).toEqual(['intent.created']);
+    expect((await rowOf(core, paying.id))!.state).toBe('pending');
+    expect((await rowOf(core, expiring.id))!.state).toBe('created');
+    expect(await eventTypesOf(core, paying.id)).toEqual(['intent.created', 'intent.pending']);
+    expect(await eventTypesOf(core, expiring.id)).toEqual(['intent.created']);
 
     // The other instance gives it up: this one takes it back (a new epoch) and reads the shard at once.
     leases.release([{ name: shard, epoch: mine.epoch + 1 }], 'inst_other');
-    await until(() => rowOf(core, expiring.id)!.state === 'expired', 'the overdue intent expired by the new holder', 20_000);
+    await until(async () => (await rowOf(core, expiring.id))!.state === 'expired', 'the overdue intent expired by the new holder', 20_000);
     await until(() => watcher.watched.has(paying.id), 'the pending intent watched again');
     expect(core.work.fence(shard)!.epoch).toBe(mine.epoch + 2);
     watcher.say(paying.id, 'confirmed');
-    await until(() => rowOf(core, paying.id)!.state === 'confirmed', 'confirmed under the new lease');
+    await until(async () => (await rowOf(core, paying.id))!.state === 'confirmed', 'confirmed under the new lease');
   });
 });
