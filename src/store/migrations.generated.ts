@@ -44,5 +44,10 @@ export const MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: string 
     "tag": "0008_leases_claims",
     "when": 1795463893718,
     "sql": "CREATE TABLE `claims` (\n\t`kind` text NOT NULL,\n\t`key` text NOT NULL,\n\t`owner` text NOT NULL,\n\t`expires_at` integer NOT NULL,\n\tPRIMARY KEY(`kind`, `key`)\n);\n--> statement-breakpoint\nCREATE TABLE `leases` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`owner` text NOT NULL,\n\t`epoch` integer NOT NULL,\n\t`expires_at` integer NOT NULL\n);\n"
+  },
+  {
+    "tag": "0009_delivery_due_covering",
+    "when": 1795468733005,
+    "sql": "DROP INDEX `webhook_deliveries_due`;--> statement-breakpoint\nCREATE INDEX `webhook_deliveries_due` ON `webhook_deliveries` (`next_attempt_at`,`url`,`lease_until`) WHERE status = 'pending';"
   }
 ];

@@ -263,7 +263,12 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_id').on(t.id),
-    index('webhook_deliveries_due').on(t.status, t.nextAttemptAt),
+    // The dispatcher's claim (src/store/webhook-dispatch.ts: SELECT seq, url ... WHERE status = 'pending'
+    // AND next_attempt_at BETWEEN since AND now AND (lease_until IS NULL OR lease_until < now) AND url NOT IN
+    // (full URLs) ORDER BY next_attempt_at LIMIT n) and countPendingDeliveries. Pending rows only (delivered and
+    // failed ones leave it), covering url and lease_until so the claim's window is read from the index
+    // alone: no table read per candidate to learn that it is leased or that its URL is full.
+    index('webhook_deliveries_due').on(t.nextAttemptAt, t.url, t.leaseUntil).where(sql`status = 'pending'`),
     index('webhook_deliveries_account').on(t.accountId, t.mode, t.seq),
   ],
 );

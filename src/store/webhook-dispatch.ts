@@ -67,15 +67,17 @@ export interface DispatchStore {
 
 export function createDispatchStore(db: Db): Sync<DispatchStore> {
   const sqlite = db.sqlite;
-  // Oldest due first along the (status, next_attempt_at) index; no sort, no window: the cost is
-  // the rows read, not the whole backlog. Saturated URLs are passed in and skipped.
+  // Oldest due first along webhook_deliveries_due (pending rows by next_attempt_at, covering url
+  // and lease_until): no sort, and no table read per candidate; leased rows and rows of the
+  // saturated URLs passed in are skipped inside the index. The cost is the index entries read,
+  // not the whole backlog.
   const candidates = sqlite.prepare<{ seq: number; url: string }, [number, string, number, number]>(
     `SELECT seq, url FROM webhook_deliveries
       WHERE status = 'pending' AND next_attempt_at <= ?1 AND next_attempt_at >= ?4 AND (lease_until IS NULL OR lease_until < ?1)
         AND url NOT IN (SELECT value FROM json_each(?2))
       ORDER BY next_attempt_at LIMIT ?3`,
   );
-  // By primary key (+status keeps SQLite off the status index, which would scan every pending row).
+  // By primary key (+status keeps SQLite off the pending-only due index, which would scan every pending row).
   // The due/lease guard is repeated: a row another process leased meanwhile is simply not returned.
   const lease = sqlite.prepare<ClaimedDelivery, [number, string, number]>(
     `UPDATE webhook_deliveries SET lease_until = ?1
