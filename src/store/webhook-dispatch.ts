@@ -71,12 +71,14 @@ export function createDispatchStore(db: Db): Sync<DispatchStore> {
   // and lease_until): no sort, and no table read per candidate; leased rows and rows of the
   // saturated URLs passed in are skipped inside the index. The cost is the index entries read,
   // not the whole backlog.
-  const candidates = sqlite.prepare<{ seq: number; url: string }, [number, string, number, number]>(
-    `SELECT seq, url FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at <= ?1 AND next_attempt_at >= ?4 AND (lease_until IS NULL OR lease_until < ?1)
-        AND url NOT IN (SELECT value FROM json_each(?2))
-      ORDER BY next_attempt_at LIMIT ?3`,
+  const due = `SELECT seq, url FROM webhook_deliveries
+      WHERE status = 'pending' AND next_attempt_at <= ?1 AND next_attempt_at >= ?2 AND (lease_until IS NULL OR lease_until < ?1)`;
+  const candidates = sqlite.prepare<{ seq: number; url: string }, [number, number, number, string]>(
+    `${due} AND url NOT IN (SELECT value FROM json_each(?4)) ORDER BY next_attempt_at LIMIT ?3`,
   );
+  // The same without the URL filter, for the usual claim with no URL at its limit: the NOT IN over
+  // json_each, checked per index entry, cost about as much as reading the window itself.
+  const candidatesAll = sqlite.prepare<{ seq: number; url: string }, [number, number, number]>(`${due} ORDER BY next_attempt_at LIMIT ?3`);
   // By primary key (+status keeps SQLite off the pending-only due index, which would scan every pending row).
   // The due/lease guard is repeated: a row another process leased meanwhile is simply not returned.
   const lease = sqlite.prepare<ClaimedDelivery, [number, string, number]>(
@@ -125,7 +127,8 @@ export function createDispatchStore(db: Db): Sync<DispatchStore> {
     for (const r of rows) releaseOne.run(r.id, r.leaseUntil);
   };
   const statements = {
-    dueCandidates: (now: number, skipUrls: readonly string[], limit: number, since: number) => candidates.all(now, JSON.stringify(skipUrls), limit, since),
+    dueCandidates: (now: number, skipUrls: readonly string[], limit: number, since: number) =>
+      skipUrls.length === 0 ? candidatesAll.all(now, since, limit) : candidates.all(now, since, limit, JSON.stringify(skipUrls)),
     lease: (seqs: readonly number[], leaseUntil: number, now: number) => (seqs.length === 0 ? [] : lease.all(leaseUntil, JSON.stringify(seqs), now)),
   };
 
