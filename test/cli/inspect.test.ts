@@ -1,12 +1,11 @@
 // serve --inspect: a local WebSocket receiver gets a real server's transitions (works offline);
 // the Sky inspector offline is one warning line, never a repeated one, and stdout stays JSON.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServe } from '../support/cli';
+import { freshTestDatabase } from '../support/test-store';
 
-const freshDb = () => join(mkdtempSync(join(tmpdir(), 'pf-inspect-')), 'payforge.db');
+/** A fresh database of the store under test (PAYFORGE_TEST_STORE) for --db. */
+const freshDb = async () => (await freshTestDatabase()).db;
 
 describe('serve --inspect ws://host:port', () => {
   it('streams the lifecycle actors of a real server to a local WebSocket receiver', async () => {
@@ -17,7 +16,7 @@ describe('serve --inspect ws://host:port', () => {
       fetch: (req, server) => (server.upgrade(req) ? undefined : new Response('ws only', { status: 400 })),
       websocket: { message: (_ws, data) => void messages.push(JSON.parse(String(data))) },
     });
-    const serve = await startServe(['serve', '--bootstrap', '--port', '0', '--db', freshDb(), '--inspect', `ws://127.0.0.1:${receiver.port}`]);
+    const serve = await startServe(['serve', '--bootstrap', '--port', '0', '--db', await freshDb(), '--inspect', `ws://127.0.0.1:${receiver.port}`]);
     try {
       const auth = { authorization: `Bearer ${serve.testKey}`, 'content-type': 'application/json' };
       const created = await fetch(`${serve.url}/v1/intents`, {
@@ -43,7 +42,7 @@ describe('serve --inspect ws://host:port', () => {
 
 describe('serve --inspect without internet', () => {
   it('logs one warning, keeps stdout JSON, and does not repeat it on retries', async () => {
-    const serve = await startServe(['serve', '--port', '0', '--db', freshDb(), '--inspect']);
+    const serve = await startServe(['serve', '--port', '0', '--db', await freshDb(), '--inspect']);
     try {
       const warning = /stately inspector unreachable/g;
       await expect.poll(() => (serve.stderr().match(warning) ?? []).length, { timeout: 30_000 }).toBe(1);

@@ -1,16 +1,16 @@
 // The first-hour CLI (issue 17): lists of what the CLI makes, set-plan, --account inferred when
-// unambiguous, bootstrap naming its account, lastUsedAt flushed from a real server's use.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// unambiguous, bootstrap naming its account, lastUsedAt flushed from a real server's use. On
+// either store (PAYFORGE_TEST_STORE).
 import { describe, expect, it } from 'vitest';
 import { runCli, startServe } from '../support/cli';
+import { freshTestDatabase } from '../support/test-store';
 
-const freshDb = () => join(mkdtempSync(join(tmpdir(), 'pf-lists-')), 'payforge.db');
+/** A fresh database of the store under test (a SQLite file path or a postgres:// URL) for --db. */
+const freshDb = async () => (await freshTestDatabase()).db;
 
 describe('accounts list, set-plan', () => {
   it('lists every account oldest first as JSON (with or without --json) and changes a plan', async () => {
-    const db = freshDb();
+    const db = await freshDb();
     const cli = (...a: string[]) => runCli([...a, '--db', db]);
     expect((await cli('accounts', 'list')).json()).toEqual([]);
     const a = (await cli('accounts', 'create', '--name', 'Acme')).json();
@@ -39,7 +39,7 @@ describe('accounts list, set-plan', () => {
 
 describe('--account inferred only when unambiguous', () => {
   it('keys create, webhooks set-endpoint and keys list work without --account on a one-account database, and refuse on two', async () => {
-    const db = freshDb();
+    const db = await freshDb();
     const cli = (...a: string[]) => runCli([...a, '--db', db]);
     const none = await cli('keys', 'create', '--mode', 'test');
     expect(none.code).toBe(2);
@@ -65,7 +65,7 @@ describe('--account inferred only when unambiguous', () => {
 
 describe('keys list', () => {
   it('shows prefix, mode, created, last used and revoked, never the key; lastUsedAt comes from a real server', async () => {
-    const db = freshDb();
+    const db = await freshDb();
     const serve = await startServe(['serve', '--bootstrap', '--port', '0', '--db', db]);
     let account: string;
     try {
@@ -100,7 +100,7 @@ describe('keys list', () => {
 
 describe('bootstrap names what it made', () => {
   it('prints the account id with the key, and on a second start says where keys are', async () => {
-    const db = freshDb();
+    const db = await freshDb();
     const first = await startServe(['serve', '--bootstrap', '--port', '0', '--db', db]);
     const made = first as unknown as { account: string; testKey: string };
     expect(made.account).toMatch(/^acct_/);

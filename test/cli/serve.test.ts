@@ -1,13 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../support/api';
 import { freePort, runCli, startServe } from '../support/cli';
+import { freshTestDatabase } from '../support/test-store';
 
 describe('serve', () => {
   it('--bootstrap prints the test key once; the key works; revoke answers 401 at once; SIGTERM stops cleanly', async () => {
-    const db = join(mkdtempSync(join(tmpdir(), 'pf-serve-')), 'payforge.db');
+    const { db } = await freshTestDatabase();
     const first = await startServe(['serve', '--bootstrap', '--port', '0', '--db', db]);
     try {
       expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
