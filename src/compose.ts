@@ -112,8 +112,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     transact: (fn) => store.transact(fn),
     intents,
     onDeliveriesQueued: () => dispatcher.wake(),
-    onCommitted: (rows, full, live) => {
-      chainWatch.sync(rows, full);
+    onCommitted: (rows, full, live, newer) => {
+      chainWatch.sync(rows, full, newer);
       // Every live intent's account is named before any of its events is rendered (boot, another instance's new account).
       if (full) void names.ensure((live ?? rows).map((r) => r.accountId));
     },

@@ -20,7 +20,8 @@ export interface ChainWatch {
    * transaction (drop the rest, but keep closed intents' transactions until their look-back
    * ends). Closed rows (boot) are welcome.
    */
-  sync(rows: StoredIntent[], full: boolean): void;
+  /** `newer(id)`: a commit handed this intent over after the full scan read it: keep what that commit said. */
+  sync(rows: StoredIntent[], full: boolean, newer?: (intentId: string) => boolean): void;
   /** Write a watcher report through the runtime (ignored when it no longer applies). */
   report(o: ChainObservation): Promise<void>;
   watchedCount(): number;
@@ -201,7 +202,7 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
   }
 
   const cw: ChainWatch = {
-    sync(rows, full) {
+    sync(rows, full, newer) {
       if (stopped) return;
       for (const row of rows) follow(row);
       if (!full) return;
@@ -209,6 +210,7 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
       const t = now();
       for (const [id, f] of [...followed]) {
         // Live rows are all here; a closed intent's transaction is followed until its look-back ends.
+        if (newer?.(id)) continue;
         if (f.stage === 'closed' ? f.until! <= t : !ids.has(id)) unfollow(id);
       }
     },

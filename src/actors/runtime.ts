@@ -33,9 +33,11 @@ export interface RuntimeDeps {
   /**
    * Rows as committed, after each commit; `full` on the periodic scan, which hands over every
    * live row that holds a transaction (anything watched but absent from it is no longer watched)
-   * and `live`, what is followed of every live intent.
+   * and `live`, what is followed of every live intent. `newer(id)` is true for an intent whose
+   * commit was handed over while the scan was reading: the scan's copy is older than what the
+   * commit handed over, so it must neither replace it nor end its watch.
    */
-  onCommitted?: (rows: StoredIntent[], full: boolean, live?: readonly LiveHead[]) => void;
+  onCommitted?: (rows: StoredIntent[], full: boolean, live?: readonly LiveHead[], newer?: (intentId: string) => boolean) => void;
   /** Stately inspector hook (serve --inspect): fed by display-only actors (inspect-mirror.ts). */
   inspect?: (event: InspectionEvent) => void;
   now?: () => number;
@@ -142,6 +144,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const w = workOf();
     return w === null || w.fenceForIntent(intentId) !== null;
   };
+  // Commits handed over so far, and the last one per intent (kept until a scan that started after it ends).
+  let handovers = 0;
+  const handedAt = new Map<string, number>();
   const unfollow = (intentId: string) => {
     live.delete(intentId);
     deadlines.disarm(intentId);
@@ -254,7 +259,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         .then((result) => {
           // Committed: now, and only now, memory follows these rows. A write that did not commit
           // changed nothing here, so nothing needs undoing.
-          for (const i of touched.values()) follow(i);
+          handovers++;
+          for (const i of touched.values()) {
+            handedAt.set(i.id, handovers);
+            follow(i);
+          }
           // Another instance follows the rest (their shard is its), from its own scan of the rows.
           const rows = [...touched.values()].filter((i) => owns(i.id));
           if (rows.length > 0) deps.onCommitted?.(rows, false);
@@ -266,16 +275,21 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     async resync() {
       // Six columns per live intent, not whole rows (at 100k live: ~3x less to read, no JSON).
       // Only the shards this instance holds (work leases; all of them without).
+      // The reads below yield (on PostgreSQL for real): a commit handed over meanwhile is newer than
+      // what they return for its intent, and wins (a stale `pending` copy would otherwise re-watch
+      // a closed intent and the next scan drop its watch, or unwatch one submitted meanwhile).
+      const start = handovers;
+      const newer = (id: string) => (handedAt.get(id) ?? 0) > start;
       const heads = (await deps.intents.listLiveHeads()).filter((h) => owns(h.id));
       const ids = new Set<string>();
       for (const h of heads) ids.add(h.id);
       for (const id of live) {
-        if (!ids.has(id)) {
+        if (!ids.has(id) && !newer(id)) {
           live.delete(id);
           deadlines.disarm(id);
         }
       }
-      for (const h of heads) follow(h);
+      for (const h of heads) if (!newer(h.id)) follow(h);
       // The chain watch follows transactions: it gets the whole row of each live intent holding
       // one. A live row without one would only end a watch, which a full sync does anyway for
       // every intent it is not handed.
@@ -285,7 +299,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         const row = await deps.intents.get(h.id);
         if (row) watched.push(row);
       }
-      deps.onCommitted?.(watched, true, heads);
+      deps.onCommitted?.(watched.filter((r) => !newer(r.id)), true, heads, newer);
+      // Handovers this scan has seen (or that predate it) need no remembering any more.
+      for (const [id, at] of handedAt) if (at <= start) handedAt.delete(id);
       return heads.length;
     },
     async rehydrateLive() {
