@@ -17,10 +17,8 @@ export const SQLITE_ONLY: Record<string, string> = {
   'test/cli/cli.test.ts': 'checks the SQLite file itself (key hashes in the WAL file bytes, PRAGMAs, migrate of a file path); PG migrate: test/cli/migrate-pg.test.ts',
   'test/cli/listen.test.ts': 'serve and listen processes on a SQLite --db path, checked through bun:sqlite (not yet on the neutral support)',
   'test/webhooks/dispatcher.test.ts': 'built on test/webhooks/factory.ts, raw SQL on a bun:sqlite file (PG dispatch: test/store/pg/webhooks.test.ts)',
-  'test/webhooks/endpoints.test.ts': 'built on test/webhooks/factory.ts, raw SQL on a bun:sqlite file (PG endpoints: test/store/pg/webhooks.test.ts)',
   'test/webhooks/read-side.test.ts': 'built on test/webhooks/factory.ts, raw SQL on a bun:sqlite file (the API read side runs on PG in test/api/webhook*.test.ts)',
   'test/webhooks/units.test.ts': "the SQLite dispatch claim's SQL (PG claim: test/store/pg/webhooks.test.ts)",
-  'test/webhooks/url-policy.test.ts': 'built on test/webhooks/factory.ts (bun:sqlite); the URL policy is engine-free',
 };
 
 /** Run once, in the default run: they open no store, or test both engines themselves. */

@@ -4,19 +4,20 @@ import { rotateSecret } from '../../src/webhooks/rotate-secret';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import { classifyAddress, type Lookup } from '../../src/webhooks/url-policy';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { createAccount, tempDb, testConfig, services } from './factory';
+import { accountIn, neutralDb, type NeutralDb, testConfig, services } from './factory';
 import { refusal } from '../support/errors';
+import { withRawSql } from '../support/raw-sql';
 
 let rx: Receiver;
-let db: ReturnType<typeof tempDb>;
+let db: NeutralDb;
 let acct: string;
 beforeAll(() => void (rx = startReceiver()));
 afterAll(() => rx.close());
-beforeEach(() => {
-  db = tempDb();
-  acct = createAccount(db);
+beforeEach(async () => {
+  db = await neutralDb();
+  acct = await accountIn(db);
 });
-afterEach(() => db.dispose());
+afterEach(async () => db.dispose());
 
 const cfg = testConfig();
 const fakeDns =
@@ -112,12 +113,10 @@ describe('rotateSecret', () => {
     const { secret } = await rotateSecret(services(db, testConfig({ rotationOverlapSeconds: 3600 }), { now: () => now }), { accountId: acct, mode: 'test' });
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(old);
-    const row = db.sqlite
-      .query<{ secret: string; prev: string; exp: number }, []>(
-        'SELECT secret, previous_secret AS prev, previous_secret_expires_at AS exp FROM webhook_endpoints',
-      )
-      .get()!;
-    expect(row).toEqual({ secret, prev: old, exp: now + 3_600_000 });
+    const [row] = await withRawSql(db.db, (q) =>
+      q.all<{ secret: string; prev: string; exp: number | string }>('SELECT secret, previous_secret AS prev, previous_secret_expires_at AS exp FROM webhook_endpoints'),
+    );
+    expect({ ...row, exp: Number(row!.exp) }).toEqual({ secret, prev: old, exp: now + 3_600_000 });
     // A later set-endpoint keeps the rotated secret.
     expect((await setEndpoint(services(db, cfg), { accountId: acct, mode: 'test' }, { url: rx.url('/c') })).secret).toBe(secret);
   });

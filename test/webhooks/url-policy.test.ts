@@ -8,15 +8,15 @@ import { sendDelivery } from '../../src/webhooks/send';
 import { classifyAddress, type Lookup } from '../../src/webhooks/url-policy';
 import type { Mode } from '../../src/domain/intent';
 import { refusal } from '../support/errors';
-import { createAccount, tempDb, testConfig, services } from './factory';
+import { accountIn, neutralDb, type NeutralDb, testConfig, services } from './factory';
 
-let db: ReturnType<typeof tempDb>;
+let db: NeutralDb;
 let acct: string;
-beforeEach(() => {
-  db = tempDb();
-  acct = createAccount(db);
+beforeEach(async () => {
+  db = await neutralDb();
+  acct = await accountIn(db);
 });
-afterEach(() => db.dispose());
+afterEach(async () => db.dispose());
 
 const dns =
   (answers: Record<string, string[]>): Lookup =>
