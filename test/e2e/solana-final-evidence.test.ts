@@ -56,9 +56,11 @@ describe('Solana verdicts from final evidence, end to end', () => {
     const r = await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '6.5', requestor, ttlSeconds: 5 });
     expect(r.status).toBe(201);
     const intent = r.body.intent as { id: string; expiresAt: string };
+    // Stopped from the build (not only the submit): a loaded machine could otherwise spend the hash's
+    // blocks on the way and the node would refuse it as Blockhash not found.
+    sol.chain.pause(); // it lands only once PayForge is down
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
     const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
-    sol.chain.pause(); // it lands only once PayForge is down
     let sig = '';
     try {
       const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
@@ -93,9 +95,9 @@ describe('Solana verdicts from final evidence, end to end', () => {
     first.view.firstAvailableSlot = 0;
     const requestor = (await generateKeyPairSigner()).address;
     const intent = await create(requestor, '2.5');
+    sol.chain.pause(); // from the build, as above
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
     const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
-    sol.chain.pause();
     try {
       const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
       expect(sub.status, JSON.stringify(sub.body)).toBe(200);
@@ -167,9 +169,11 @@ describe('Solana verdicts from final evidence, end to end', () => {
     try {
       const requestor = (await generateKeyPairSigner()).address;
       const intent = await create(requestor, '2.25');
+      sol.chain.pause(); // these bytes must land: from the build to the send, as above
       const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
       const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
       const sig = sendRaw(sol, signed);
+      sol.chain.resume();
       await waitFor(() => sol.chain.landedTx(sig), 20_000, 'landed');
       await waitFor(() => !sol.chain.isBlockhashValid(blockhashOf(built.body.transaction.blob)), 20_000, 'blockhash expired');
       const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });

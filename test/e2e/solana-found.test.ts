@@ -89,6 +89,9 @@ describe('Solana payments found on chain', () => {
   it('the built transfer carries the reference as a read-only non-signer account; a submit of it still pays', async () => {
     const requestor = (await generateKeyPairSigner()).address;
     const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '1.25', requestor })).body.intent;
+    // No block from build to submit: a loaded machine could otherwise spend the hash's 30 blocks
+    // (1.2 s of 40 ms slots) on the way and the node would refuse it as Blockhash not found.
+    sol.chain.pause();
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
     expect(built.status).toBe(200);
     const bytes = new Uint8Array(Buffer.from(built.body.transaction.blob, 'base64')) as unknown as TransactionMessageBytes;
@@ -105,7 +108,9 @@ describe('Solana payments found on chain', () => {
     expect(transfer.accountIndices![4]).toBe(refIndex);
 
     const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
-    expect((await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed })).status).toBe(200);
+    const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
+    sol.chain.resume();
+    expect(sub.status).toBe(200);
     await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(1_250_000n);
   });
@@ -113,8 +118,10 @@ describe('Solana payments found on chain', () => {
   it('a payer signs the built message and sends it herself (no submit): found, finalized, every event', async () => {
     const requestor = (await generateKeyPairSigner()).address;
     const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '2.5', requestor })).body.intent;
+    sol.chain.pause(); // from build to send, as above
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
     const sig = await sendRaw(await signMessageBlob(built.body.transaction.blob, [payer]));
+    sol.chain.resume();
     const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     expect(fin.txSignature).toBe(sig);
     expect(fin.fulfiller).toBe(payer.address);
@@ -141,9 +148,11 @@ describe('Solana payments found on chain', () => {
   it('the same transaction seen by submit, the reference scan and the token-account scan at once: one payment, one set of events', async () => {
     const requestor = (await generateKeyPairSigner()).address;
     const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '4', requestor })).body.intent;
+    sol.chain.pause(); // from build to send and submit, as above
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: payer.address });
     const signed = await signMessageBlob(built.body.transaction.blob, [payer]);
     const [sig, sub] = await Promise.all([sendRaw(signed), api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed })]);
+    sol.chain.resume();
     expect(sub.status).toBe(200);
     await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     await waitFor(paymentFor(sig), 5_000, 'payment');

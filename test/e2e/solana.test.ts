@@ -50,6 +50,9 @@ describe('Solana end to end', () => {
   it('pays an intent: build, sign, submit, confirmed, finalized, credited, webhooks in order', async () => {
     const requestor = (await generateKeyPairSigner()).address;
     const intent = await createIntent(requestor);
+    // No block from build to submit: a loaded machine could otherwise spend the hash's 30 blocks
+    // (1.2 s of 40 ms slots) on the way and the node would refuse it as Blockhash not found.
+    sol.chain.pause();
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: fulfiller.address });
     expect(built.status).toBe(200);
     expect(built.body.transaction.format).toBe('solana_v0_message');
@@ -59,6 +62,7 @@ describe('Solana end to end', () => {
 
     const signed = await signMessageBlob(built.body.transaction.blob, [fulfiller]);
     const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
+    sol.chain.resume();
     expect(sub.status).toBe(200);
     expect(sub.body.intent.state).toBe('pending');
     expect(sub.body.txSignature).toBe(sub.body.intent.txSignature);
@@ -86,10 +90,13 @@ describe('Solana end to end', () => {
     const requestor = (await generateKeyPairSigner()).address;
     await sol.setTokenBalance(DEVNET_USDC_MINT, requestor, 0n);
     const intent = await createIntent(requestor, '1');
+    sol.chain.pause(); // from build to submit, as above
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: fulfiller.address });
     expect(built.body.transaction.ataRentLamports).toBe(0);
     const signed = await signMessageBlob(built.body.transaction.blob, [fulfiller]);
-    expect((await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed })).status).toBe(200);
+    const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
+    sol.chain.resume();
+    expect(sub.status).toBe(200);
     await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(1_000_000n);
   });
@@ -125,18 +132,23 @@ describe('Solana end to end', () => {
   it('a dropped transaction asks for a re-sign, and the re-signed one confirms', async () => {
     const requestor = (await generateKeyPairSigner()).address;
     const intent = await createIntent(requestor, '3');
+    sol.chain.pause(); // from build to submit, as above: dropped by the node, never refused on the way
     const built = await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: fulfiller.address });
     sol.setDropTransactions(true);
     const signed = await signMessageBlob(built.body.transaction.blob, [fulfiller]);
-    expect((await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed })).status).toBe(200);
+    const first = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
+    sol.chain.resume();
+    expect(first.status).toBe(200);
     const dropped = await waitFor(stateOf(intent.id, 'dropped'), 30_000, 'dropped');
     expect(dropped.retryRequired).toBe(true);
     sol.setDropTransactions(false);
 
+    sol.chain.pause(); // from build to submit, as above
     const rebuilt = await api.post(`/v1/intents/${intent.id}/build`, {});
     expect(rebuilt.status).toBe(200);
     const resigned = await signMessageBlob(rebuilt.body.transaction.blob, [fulfiller]);
     const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: resigned });
+    sol.chain.resume();
     expect(sub.status).toBe(200);
     expect(sub.body.intent.retryRequired).toBe(false);
     await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');

@@ -84,9 +84,13 @@ describe('same bytes, same answer', () => {
   test('bytes that landed are accepted again after their blockhash expired; bytes that never landed are rejected', async () => {
     const { fulfiller, requestor } = await parties(sol, 5_000_000n);
     const intent = intentFor(requestor.address, fulfiller.address, 1_000_000n);
+    // These bytes must land: no block from their build to their send (a loaded machine could
+    // otherwise spend the hash's 40 blocks, 800 ms of 20 ms slots, on the way and they would never land).
+    sol.chain.pause();
     const built = await solanaAdapter.build(network, rpc, intent, fulfiller.address);
     const v = await solanaAdapter.verifySubmission(network, rpc, intent, await signMessageBlob(built.transaction.blob, [fulfiller]), built.buildData);
     sendRaw(sol, v.signedTransaction); // the payer's wallet sent them
+    sol.chain.resume();
     await waitUntil('landed', () => sol.chain.landedTx(v.txSignature) !== undefined);
 
     const other = intentFor(requestor.address, fulfiller.address, 1_500_000n);

@@ -24,7 +24,13 @@ function follow(w: Watcher, intent: ChainIntent, v: Pick<VerifiedSubmission, 'tx
   w.watch({ intentId: intent.id, chain: intent.chain, txSignature: v.txSignature, signedTransaction: v.signedTransaction, watchData: v.watchData, stage: 'pending', intent });
 }
 
+/**
+ * Build, sign and verify for `signer`, leaving the cluster's clock stopped: no block comes before
+ * the test broadcasts (a loaded machine would otherwise spend the hash's 40 blocks, 800 ms of 20 ms
+ * slots, on the way and the node would refuse it as Blockhash not found). The test starts it again.
+ */
 async function signedFor(intent: ChainIntent, signer: Awaited<ReturnType<typeof parties>>['fulfiller']) {
+  sol.chain.pause();
   const built = await solanaAdapter.build(network, rpc, intent, signer.address);
   return solanaAdapter.verifySubmission(network, rpc, intent, await signMessageBlob(built.transaction.blob, [signer]), built.buildData);
 }
@@ -38,6 +44,7 @@ describe('dropped needs a node whose history reaches back to the submit', () => 
     const intent = intentFor(requestor.address, fulfiller.address, 1_250_000n);
     const v = await signedFor(intent, fulfiller);
     await solanaAdapter.broadcast(network, rpc, v); // then PayForge is down
+    sol.chain.resume();
     await waitUntil('landed', () => sol.chain.landedTx(v.txSignature) !== undefined);
     const landed = sol.chain.landedTx(v.txSignature)!;
     const lastValid = v.watchData.lastValidBlockHeight as number;
@@ -73,6 +80,7 @@ describe('dropped needs a node whose history reaches back to the submit', () => 
       obs.report(o);
     });
     await solanaAdapter.broadcast(network, rpc, v);
+    sol.chain.resume();
     follow(w, intent, v);
     await waitUntil('dropped', () => obs.types(intent.id).includes('dropped'));
     expect(obs.types(intent.id)).toEqual(['dropped']);
