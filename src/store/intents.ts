@@ -1,7 +1,8 @@
 // Intent rows: prepared statements for the hot paths (insert, update, get by id) and the
 // filtered, newest-first list. Maps rows to the domain IntentRecord and back.
 import type { Database, Statement } from 'bun:sqlite';
-import type { IntentRecord, IntentState, LatePayment, Mode } from '../domain/intent';
+import type { IntentRecord, IntentState, Mode } from '../domain/intent';
+import { INTENT_COLUMNS as COLUMNS, intentFromRow, intentToRow } from './intent-row';
 import { stateList } from './states';
 import type { Awaitable, Sync } from './awaitable';
 
@@ -17,78 +18,6 @@ export interface IntentStorage {
 export type StoredIntent = IntentRecord & IntentStorage;
 
 type Row = Record<string, unknown>;
-
-const COLUMNS = [
-  'id', 'account_id', 'mode', 'chain', 'token', 'token_address', 'decimals', 'amount_base_units', 'requestor',
-  'fulfiller', 'direction', 'state', 'reference', 'metadata', 'idempotency_key', 'ttl_seconds', 'expires_at',
-  'created_at', 'updated_at', 'retry_required', 'pending_at_expiry', 'tx_signature', 'detected_at',
-  'ata_rent_lamports', 'confirmed_at', 'finalized_at', 'failure_reason', 'refunded_by', 'refund_of',
-  'build_data', 'signed_transaction', 'watch_data', 'snapshot', 'machine_version', 'solana_reference', 'late_payment',
-  'pay_token', 'refunds',
-] as const;
-
-function toRow(i: StoredIntent): unknown[] {
-  return [
-    i.id, i.accountId, i.mode, i.chain, i.token, i.tokenAddress, i.decimals, i.amountBaseUnits.toString(), i.requestor,
-    i.fulfiller, i.direction, i.state, i.reference, JSON.stringify(i.metadata), i.idempotencyKey, i.ttlSeconds, i.expiresAt,
-    i.createdAt, i.updatedAt, i.retryRequired ? 1 : 0, i.pendingAtExpiry ? 1 : 0, i.txSignature, i.detectedAt,
-    i.ataRentLamports, i.confirmedAt, i.finalizedAt, i.failureReason, i.refundedBy, i.refundOf,
-    i.buildData === null ? null : JSON.stringify(i.buildData), i.signedTransaction,
-    i.watchData === null ? null : JSON.stringify(i.watchData), i.snapshot, i.machineVersion, i.solanaReference,
-    i.latePayment === null ? null : JSON.stringify({ ...i.latePayment, amountBaseUnits: i.latePayment.amountBaseUnits.toString() }), i.payToken,
-    JSON.stringify(i.refunds),
-  ];
-}
-
-const json = <T>(v: unknown): T | null => (v === null || v === undefined ? null : (JSON.parse(v as string) as T));
-
-function fromRow(r: Row): StoredIntent {
-  return {
-    id: r.id as string,
-    accountId: r.account_id as string,
-    mode: r.mode as Mode,
-    chain: r.chain as string,
-    token: r.token as string,
-    tokenAddress: r.token_address as string,
-    decimals: r.decimals as number,
-    amountBaseUnits: BigInt(r.amount_base_units as string),
-    requestor: r.requestor as string,
-    fulfiller: (r.fulfiller as string | null) ?? null,
-    direction: 'request',
-    state: r.state as IntentState,
-    reference: (r.reference as string | null) ?? null,
-    metadata: JSON.parse(r.metadata as string) as Record<string, string>,
-    idempotencyKey: (r.idempotency_key as string | null) ?? null,
-    ttlSeconds: r.ttl_seconds as number,
-    expiresAt: r.expires_at as number,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
-    retryRequired: r.retry_required === 1,
-    pendingAtExpiry: r.pending_at_expiry === 1,
-    txSignature: (r.tx_signature as string | null) ?? null,
-    detectedAt: (r.detected_at as number | null) ?? null,
-    ataRentLamports: (r.ata_rent_lamports as number | null) ?? null,
-    confirmedAt: (r.confirmed_at as number | null) ?? null,
-    finalizedAt: (r.finalized_at as number | null) ?? null,
-    failureReason: (r.failure_reason as IntentRecord['failureReason']) ?? null,
-    refundedBy: (r.refunded_by as string | null) ?? null,
-    refundOf: (r.refund_of as string | null) ?? null,
-    buildData: json(r.build_data),
-    signedTransaction: (r.signed_transaction as string | null) ?? null,
-    watchData: json(r.watch_data),
-    snapshot: r.snapshot as string,
-    machineVersion: r.machine_version as number,
-    solanaReference: (r.solana_reference as string | null) ?? null,
-    latePayment: latePaymentOf(r.late_payment),
-    payToken: (r.pay_token as string | null) ?? null,
-    refunds: JSON.parse(r.refunds as string) as string[],
-  };
-}
-
-function latePaymentOf(v: unknown): LatePayment | null {
-  const j = json<Omit<LatePayment, 'amountBaseUnits'> & { amountBaseUnits: string }>(v);
-  return j === null ? null : { ...j, amountBaseUnits: BigInt(j.amountBaseUnits) };
-}
 
 export interface ListIntentsQuery {
   /** Absent: every account's (the operator's view), as for mode. */
@@ -189,12 +118,12 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
 
   const getRow = (id: string) => {
     const r = get.get(id) as Row | null;
-    return r ? fromRow(r) : null;
+    return r ? intentFromRow(r) : null;
   };
   return {
-    insert: (i) => void insert.run(...(toRow(i) as never[])),
+    insert: (i) => void insert.run(...(intentToRow(i, (b) => (b ? 1 : 0)) as never[])),
     update: (i) => {
-      const row = toRow(i);
+      const row = intentToRow(i, (b) => (b ? 1 : 0));
       update.run(...([...row.slice(1), i.id] as never[]));
     },
     get: getRow,
@@ -214,9 +143,9 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
       const sql = `SELECT * FROM intents ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
       let stmt = listCache.get(sql);
       if (!stmt) listCache.set(sql, (stmt = sqlite.prepare(sql)));
-      return (stmt.all(...([...args, q.limit] as never[])) as Row[]).map(fromRow);
+      return (stmt.all(...([...args, q.limit] as never[])) as Row[]).map(intentFromRow);
     },
-    listLive: () => (listLive.all() as Row[]).map(fromRow),
+    listLive: () => (listLive.all() as Row[]).map(intentFromRow),
     listLiveHeads: () => {
       // Mapped in place (0/1 to a boolean): no second object per live intent.
       const heads = liveHeads.all() as Array<Omit<LiveHead, 'pendingAtExpiry'> & { pendingAtExpiry: number | boolean }>;
@@ -225,18 +154,18 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
     },
     findByTxSignature: (chain, tx) => {
       const r = byTx.get(chain, tx) as Row | null;
-      return r ? fromRow(r) : null;
+      return r ? intentFromRow(r) : null;
     },
     findByPayToken: (token) => {
       const r = byPayToken.get(token) as Row | null;
-      return r ? fromRow(r) : null;
+      return r ? intentFromRow(r) : null;
     },
     findBySolanaReference: (ref) => {
       const r = byReference.get(ref) as Row | null;
-      return r ? fromRow(r) : null;
+      return r ? intentFromRow(r) : null;
     },
-    listClosedWithTransaction: (chain, since) => (closedWithTx.all(chain, since) as Row[]).map(fromRow),
+    listClosedWithTransaction: (chain, since) => (closedWithTx.all(chain, since) as Row[]).map(intentFromRow),
     listByReceiver: (chain, requestor, tokenAddress, since) =>
-      (byReceiver.all(chain, requestor, tokenAddress, since) as Row[]).map(fromRow),
+      (byReceiver.all(chain, requestor, tokenAddress, since) as Row[]).map(intentFromRow),
   };
 }

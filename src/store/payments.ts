@@ -2,36 +2,11 @@
 // (chain, transaction), enforced by a unique index. Prepared statements; maps rows to PaymentRecord.
 import type { Database } from 'bun:sqlite';
 import type { Mode } from '../domain/intent';
-import type { PaymentReason, PaymentRecord, PaymentStatus } from '../domain/payment';
+import type { PaymentRecord, PaymentStatus } from '../domain/payment';
 import type { Awaitable, Sync } from './awaitable';
+import { PAYMENT_COLUMNS, paymentFromRow } from './payment-row';
 
 type Row = Record<string, unknown>;
-
-const COLUMNS = [
-  'id', 'account_id', 'mode', 'chain', 'token', 'token_address', 'decimals', 'amount_base_units', 'from_address',
-  'to_address', 'tx_signature', 'intent_id', 'status', 'reason', 'detected_at',
-] as const;
-
-function fromRow(r: Row): PaymentRecord & { seq: number } {
-  return {
-    seq: r.seq as number,
-    id: r.id as string,
-    accountId: r.account_id as string,
-    mode: r.mode as Mode,
-    chain: r.chain as string,
-    token: r.token as string,
-    tokenAddress: r.token_address as string,
-    decimals: r.decimals as number,
-    amountBaseUnits: BigInt(r.amount_base_units as string),
-    from: r.from_address as string,
-    to: r.to_address as string,
-    txSignature: r.tx_signature as string,
-    intentId: (r.intent_id as string | null) ?? null,
-    status: r.status as PaymentStatus,
-    reason: (r.reason as PaymentReason | null) ?? null,
-    detectedAt: r.detected_at as number,
-  };
-}
 
 export interface ListPaymentsQuery {
   /** Omitted: every account (the operator's dashboard). */
@@ -56,7 +31,7 @@ export interface PaymentRepo {
 }
 
 export function createPaymentRepo(sqlite: Database): Sync<PaymentRepo> {
-  const insert = sqlite.prepare(`INSERT INTO payments (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+  const insert = sqlite.prepare(`INSERT INTO payments (${PAYMENT_COLUMNS.join(', ')}) VALUES (${PAYMENT_COLUMNS.map(() => '?').join(', ')})`);
   const get = sqlite.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = sqlite.prepare('SELECT * FROM payments WHERE chain = ? AND tx_signature = ?');
   const settle = sqlite.prepare(`UPDATE payments SET status = 'matched', reason = NULL, intent_id = ? WHERE id = ?`);
@@ -68,11 +43,11 @@ export function createPaymentRepo(sqlite: Database): Sync<PaymentRepo> {
       ),
     get: (id) => {
       const r = get.get(id) as Row | null;
-      return r ? fromRow(r) : null;
+      return r ? paymentFromRow(r) : null;
     },
     findByTx: (chain, tx) => {
       const r = byTx.get(chain, tx) as Row | null;
-      return r ? fromRow(r) : null;
+      return r ? paymentFromRow(r) : null;
     },
     settle: (id, intentId) => void settle.run(intentId, id),
     list: (q) => {
@@ -83,7 +58,7 @@ export function createPaymentRepo(sqlite: Database): Sync<PaymentRepo> {
       if (q.status !== undefined) (where.push('status = ?'), args.push(q.status));
       if (q.beforeSeq !== undefined) (where.push('seq < ?'), args.push(q.beforeSeq));
       const sql = `SELECT * FROM payments ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
-      return (sqlite.query(sql).all(...args, q.limit) as Row[]).map(fromRow);
+      return (sqlite.query(sql).all(...args, q.limit) as Row[]).map(paymentFromRow);
     },
   };
 }

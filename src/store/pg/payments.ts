@@ -1,42 +1,14 @@
-// Payment rows on PostgreSQL (contract section 11), as ../payments.ts: one row per (chain,
-// transaction) by the unique index payments_tx, newest first by seq.
-import type { Mode } from '../../domain/intent';
-import type { PaymentReason, PaymentStatus } from '../../domain/payment';
-import type { PaymentRepo, StoredPayment } from '../payments';
-import { type Async, first, num, type Pg, type Row, rows } from './sql';
 
-const COLUMNS = [
-  'id', 'account_id', 'mode', 'chain', 'token', 'token_address', 'decimals', 'amount_base_units', 'from_address',
-  'to_address', 'tx_signature', 'intent_id', 'status', 'reason', 'detected_at',
-] as const;
+import type { PaymentRepo } from '../payments';
+import { PAYMENT_COLUMNS, paymentFromRow } from '../payment-row';
+import { type Async, first, type Pg, rows } from './sql';
 
-const INSERT = `INSERT INTO payments (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((_, n) => `$${n + 1}`).join(', ')})`;
-
-function fromRow(r: Row): StoredPayment {
-  return {
-    seq: num(r.seq),
-    id: r.id as string,
-    accountId: r.account_id as string,
-    mode: r.mode as Mode,
-    chain: r.chain as string,
-    token: r.token as string,
-    tokenAddress: r.token_address as string,
-    decimals: num(r.decimals),
-    amountBaseUnits: BigInt(r.amount_base_units as string),
-    from: r.from_address as string,
-    to: r.to_address as string,
-    txSignature: r.tx_signature as string,
-    intentId: (r.intent_id as string | null) ?? null,
-    status: r.status as PaymentStatus,
-    reason: (r.reason as PaymentReason | null) ?? null,
-    detectedAt: num(r.detected_at),
-  };
-}
+const INSERT = `INSERT INTO payments (${PAYMENT_COLUMNS.join(', ')}) VALUES (${PAYMENT_COLUMNS.map((_, n) => `$${n + 1}`).join(', ')})`;
 
 export function createPgPaymentRepo(q: Pg): Async<PaymentRepo> {
   const one = async (text: string, params: unknown[]) => {
     const r = await first(q, text, params);
-    return r ? fromRow(r) : null;
+    return r ? paymentFromRow(r) : null;
   };
   return {
     insert: async (p) =>
@@ -58,7 +30,7 @@ export function createPgPaymentRepo(q: Pg): Async<PaymentRepo> {
       if (lq.beforeSeq !== undefined) add('seq <', lq.beforeSeq);
       args.push(lq.limit);
       const text = `SELECT * FROM payments ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${args.length}`;
-      return (await rows(q, text, args)).map(fromRow);
+      return (await rows(q, text, args)).map(paymentFromRow);
     },
   };
 }

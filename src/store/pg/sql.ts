@@ -48,13 +48,11 @@ export async function changes(q: Pg, text: string, params: readonly unknown[] = 
   return r.count;
 }
 
-// Bun returns int8 (BIGINT: times in ms, seqs, counts) as a string whatever its value, so that
-// none loses precision; every value we keep in one is far below 2^53, so it becomes a number at
-// the edge of each repository. Amounts are never int8: they stay decimal TEXT, read as BigInt.
-export const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
-export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
-/** A boolean column (BOOLEAN on PG; 0/1 if ever an integer). */
-export const bool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't';
+// int8 (times, seqs, counts) comes back as a string and BOOLEAN as a boolean: ../columns.ts reads
+// them the same way for both engines.
+import { num } from '../columns';
+
+export { bool, num, numOrNull } from '../columns';
 
 /** Convert the named columns of each row to numbers in place (aliased camelCase results). */
 export function numbers<T>(list: Row[], cols: readonly string[]): T[] {
