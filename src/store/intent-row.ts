@@ -2,9 +2,19 @@
 // columns in order, JSON TEXT columns, amounts as decimal text, times as integer ms.
 import type { IntentRecord, IntentState, LatePayment, Mode } from '../domain/intent';
 import { bool, json, num, numOrNull } from './columns';
-import type { StoredIntent } from './intents';
 
 type Row = Record<string, unknown>;
+
+/** Row columns the runtime keeps beside the domain record. */
+export interface IntentStorage {
+  buildData: Record<string, unknown> | null;
+  signedTransaction: string | null;
+  watchData: Record<string, unknown> | null;
+  snapshot: string;
+  machineVersion: number;
+}
+
+export type StoredIntent = IntentRecord & IntentStorage;
 
 export const INTENT_COLUMNS = [
   'id', 'account_id', 'mode', 'chain', 'token', 'token_address', 'decimals', 'amount_base_units', 'requestor',

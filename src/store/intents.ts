@@ -1,21 +1,13 @@
 // Intent rows: prepared statements for the hot paths (insert, update, get by id) and the
 // filtered, newest-first list. Maps rows to the domain IntentRecord and back.
 import type { Database, Statement } from 'bun:sqlite';
-import type { IntentRecord, IntentState, Mode } from '../domain/intent';
+import type { IntentState, Mode } from '../domain/intent';
 import { INTENT_COLUMNS as COLUMNS, intentFromRow, intentToRow } from './intent-row';
 import { stateList } from './states';
 import type { Awaitable, Sync } from './awaitable';
 
-/** Row columns the runtime keeps beside the domain record. */
-export interface IntentStorage {
-  buildData: Record<string, unknown> | null;
-  signedTransaction: string | null;
-  watchData: Record<string, unknown> | null;
-  snapshot: string;
-  machineVersion: number;
-}
-
-export type StoredIntent = IntentRecord & IntentStorage;
+export type { IntentStorage, StoredIntent } from './intent-row';
+import type { StoredIntent } from './intent-row';
 
 type Row = Record<string, unknown>;
 

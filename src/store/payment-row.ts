@@ -1,10 +1,11 @@
 // A payment row and back, the same for both engines (../payments.ts and ./pg/payments.ts).
 import type { Mode } from '../domain/intent';
-import type { PaymentReason, PaymentStatus } from '../domain/payment';
+import type { PaymentReason, PaymentRecord, PaymentStatus } from '../domain/payment';
 import { num } from './columns';
-import type { StoredPayment } from './payments';
 
 type Row = Record<string, unknown>;
+
+export type StoredPayment = PaymentRecord & { seq: number };
 
 export const PAYMENT_COLUMNS = [
   'id', 'account_id', 'mode', 'chain', 'token', 'token_address', 'decimals', 'amount_base_units', 'from_address',

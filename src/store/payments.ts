@@ -18,7 +18,8 @@ export interface ListPaymentsQuery {
   limit: number;
 }
 
-export type StoredPayment = PaymentRecord & { seq: number };
+export type { StoredPayment } from './payment-row';
+import type { StoredPayment } from './payment-row';
 
 export interface PaymentRepo {
   insert(p: PaymentRecord): Awaitable<void>;

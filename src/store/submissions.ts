@@ -4,6 +4,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Awaitable, Sync } from './awaitable';
 import { sqliteClaims } from './claim-slots';
+import { json, num } from './columns';
 
 export type SubmissionSource = 'submit' | 'txid' | 'detected';
 export type SubmissionStatus = 'sending' | 'sent' | 'rejected';
@@ -53,20 +54,21 @@ export interface SubmissionRepo {
 
 type Row = Record<string, unknown>;
 
-function fromRow(r: Row): Submission {
+/** A submissions row, read alike on both engines (./pg/submissions.ts uses it too). */
+export function submissionFromRow(r: Row): Submission {
   return {
-    seq: r.seq as number,
+    seq: num(r.seq),
     intentId: r.intent_id as string,
     chain: r.chain as string,
     txSignature: r.tx_signature as string,
     signer: r.signer as string,
     signedTransaction: (r.signed_transaction as string | null) ?? null,
-    watchData: r.watch_data === null || r.watch_data === undefined ? null : (JSON.parse(r.watch_data as string) as Record<string, unknown>),
+    watchData: json<Record<string, unknown>>(r.watch_data),
     source: r.source as SubmissionSource,
     status: r.status as SubmissionStatus,
     outcome: (r.outcome as SubmissionOutcome | null) ?? null,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
   };
 }
 
@@ -94,20 +96,20 @@ export function createSubmissionRepo(sqlite: Database, claims = sqliteClaims(sql
 
   return {
     record(s) {
-      return fromRow(insert.get(s.intentId, s.chain, s.txSignature, ...args(s), s.createdAt, s.createdAt) as Row);
+      return submissionFromRow(insert.get(s.intentId, s.chain, s.txSignature, ...args(s), s.createdAt, s.createdAt) as Row);
     },
     retry(s) {
-      return fromRow(retry.get(s.intentId, ...args(s), s.createdAt, s.chain, s.txSignature) as Row);
+      return submissionFromRow(retry.get(s.intentId, ...args(s), s.createdAt, s.chain, s.txSignature) as Row);
     },
     markSent: (chain, tx, at) => void setStatus.run('sent', at, chain, tx),
     markRejected: (chain, tx, at) => void setStatus.run('rejected', at, chain, tx),
     setOutcome: (chain, tx, outcome, at) => void setOutcome.run(outcome, at, chain, tx),
     findByTx(chain, tx) {
       const r = byTx.get(chain, tx) as Row | null;
-      return r ? fromRow(r) : null;
+      return r ? submissionFromRow(r) : null;
     },
-    openForIntent: (intentId) => (open.all(intentId) as Row[]).map(fromRow),
-    sending: () => (sending.all() as Row[]).map(fromRow),
+    openForIntent: (intentId) => (open.all(intentId) as Row[]).map(submissionFromRow),
+    sending: () => (sending.all() as Row[]).map(submissionFromRow),
     hasSending: (intentId) => hasSending.get(intentId) !== null,
     claimBroadcast: claims.claimBroadcast,
     releaseBroadcast: claims.releaseBroadcast,

@@ -1,25 +1,9 @@
 // Submission rows on PostgreSQL, as ../submissions.ts: the write-ahead record of every
 // transaction PayForge was told about for an intent, committed `sending` before a broadcast.
-import type { NewSubmission, Submission, SubmissionOutcome, SubmissionRepo, SubmissionSource, SubmissionStatus } from '../submissions';
-import { type Async, first, num, type Pg, type Row, rows } from './sql';
+import { type NewSubmission, type SubmissionRepo, type SubmissionStatus, submissionFromRow } from '../submissions';
+import { type Async, first, type Pg, rows } from './sql';
 import { pgClaimSlots } from './claims';
 
-function fromRow(r: Row): Submission {
-  return {
-    seq: num(r.seq),
-    intentId: r.intent_id as string,
-    chain: r.chain as string,
-    txSignature: r.tx_signature as string,
-    signer: r.signer as string,
-    signedTransaction: (r.signed_transaction as string | null) ?? null,
-    watchData: r.watch_data === null || r.watch_data === undefined ? null : (JSON.parse(r.watch_data as string) as Record<string, unknown>),
-    source: r.source as SubmissionSource,
-    status: r.status as SubmissionStatus,
-    outcome: (r.outcome as SubmissionOutcome | null) ?? null,
-    createdAt: num(r.created_at),
-    updatedAt: num(r.updated_at),
-  };
-}
 
 /** Who is broadcasting which transaction: one per store. */
 export type BroadcastSlots = Pick<Async<SubmissionRepo>, 'claimBroadcast' | 'releaseBroadcast' | 'isBroadcasting'>;
@@ -38,7 +22,7 @@ export function createPgSubmissionRepo(q: Pg, slots: BroadcastSlots = pgClaimSlo
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $9) RETURNING *`,
         [s.intentId, s.chain, s.txSignature, ...facts(s), s.createdAt],
       );
-      return fromRow(r!);
+      return submissionFromRow(r!);
     },
     async retry(s) {
       const r = await first(
@@ -48,7 +32,7 @@ export function createPgSubmissionRepo(q: Pg, slots: BroadcastSlots = pgClaimSlo
           WHERE chain = $8 AND tx_signature = $9 RETURNING *`,
         [s.intentId, ...facts(s), s.createdAt, s.chain, s.txSignature],
       );
-      return fromRow(r!);
+      return submissionFromRow(r!);
     },
     markSent: async (chain, tx, at) => void (await setStatus('sent', chain, tx, at)),
     markRejected: async (chain, tx, at) => void (await setStatus('rejected', chain, tx, at)),
@@ -56,13 +40,13 @@ export function createPgSubmissionRepo(q: Pg, slots: BroadcastSlots = pgClaimSlo
       void (await q.unsafe('UPDATE submissions SET outcome = $1, updated_at = $2 WHERE chain = $3 AND tx_signature = $4', [outcome, at, chain, tx])),
     async findByTx(chain, tx) {
       const r = await first(q, 'SELECT * FROM submissions WHERE chain = $1 AND tx_signature = $2', [chain, tx]);
-      return r ? fromRow(r) : null;
+      return r ? submissionFromRow(r) : null;
     },
     openForIntent: async (intentId) =>
       (await rows(q, `SELECT * FROM submissions WHERE intent_id = $1 AND outcome IS NULL AND status IN ('sending', 'sent') ORDER BY seq`, [intentId])).map(
-        fromRow,
+        submissionFromRow,
       ),
-    sending: async () => (await rows(q, `SELECT * FROM submissions WHERE status = 'sending' AND outcome IS NULL ORDER BY seq`)).map(fromRow),
+    sending: async () => (await rows(q, `SELECT * FROM submissions WHERE status = 'sending' AND outcome IS NULL ORDER BY seq`)).map(submissionFromRow),
     hasSending: async (intentId) =>
       (await first(q, `SELECT 1 AS x FROM submissions WHERE intent_id = $1 AND status = 'sending' LIMIT 1`, [intentId])) !== null,
   };

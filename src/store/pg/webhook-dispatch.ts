@@ -3,23 +3,12 @@
 // locked with FOR UPDATE SKIP LOCKED, so two claims never lease the same row (each skips the rows
 // the other is leasing) and neither waits for the other. At least once: a lease that runs out
 // (a dead instance) makes the row due again, and a late record of the old lease matches nothing.
+import type { ClaimArgs } from '../webhook-claim';
 import type { AttemptRecord, ClaimedDelivery, LeaseRef } from '../webhook-dispatch';
 import { atomically, changes, numbers, type Pg, type Row, rows } from './sql';
 
-/** One claim, as the dispatcher asks for it (src/webhooks/claim.ts's ClaimArgs). */
-export interface DispatchClaimArgs {
-  now: number;
-  leaseUntil: number;
-  /** Free slots overall. */
-  limit: number;
-  perEndpoint: number;
-  /** Sends in flight (or claimed ahead) per URL: they count against perEndpoint. */
-  inFlight: ReadonlyMap<string, number>;
-  /** false: one look at the oldest due rows; true: up to 8 rounds past saturated URLs. */
-  deep: boolean;
-  /** With deep: only rows due since this time. */
-  since?: number;
-}
+/** One claim, as the dispatcher asks for it: the SQLite claim's arguments (../webhook-claim.ts). */
+export type DispatchClaimArgs = ClaimArgs;
 
 export interface PgDispatchStore {
   claim(a: DispatchClaimArgs): Promise<ClaimedDelivery[]>;
