@@ -7,16 +7,14 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTypes, intentIn, waitFor } from '../support/api';
-import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
+import { DEV_KEYS, type Anvil } from '../support/evm/anvil';
 import { payFromUri } from '../support/evm/pay-uri';
-import { deployToken } from '../support/evm/token';
-import { startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { BASE, startProxiedBase, type ProxiedBase } from '../support/evm/proxied-base';
+import type { ApiClient } from '../support/server';
 
-const BASE = 'eip155:84532';
+let base: ProxiedBase;
 let anvil: Anvil;
-let s: TestServer;
 let api: ApiClient;
-let proxy: ReturnType<typeof Bun.serve>;
 const payer = privateKeyToAccount(DEV_KEYS[7]);
 /** While true, the watcher's receipt reads answer a JSON-RPC error (no answer: it decides nothing). */
 let holdWatcher = true;
@@ -24,42 +22,27 @@ let holdWatcher = true;
 const watcherReads: Array<{ hash: string; finalized: number; receipt: boolean }> = [];
 
 beforeAll(async () => {
-  anvil = await startAnvil('base'); // automine: one block per transaction, `finalized` two blocks behind
-  const usdc = await deployToken(anvil, { [payer.address]: 100_000_000n });
-  proxy = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      const body = await req.text();
-      const upstream = await (await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
-      const calls = [JSON.parse(body)].flat() as Array<{ id: number; method: string; params: unknown[] }>;
-      // The watcher's batch is the one with the finalized block and receipts (the detector's have no receipts with it).
-      const watcher = calls.some((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'finalized') && calls.some((c) => c.method === 'eth_getTransactionReceipt');
-      if (!watcher) return new Response(upstream, { headers: { 'content-type': 'application/json' } });
-      const answers = [JSON.parse(upstream)].flat() as Array<{ id: number; result?: any; error?: unknown }>;
-      const fin = answers.find((a) => a.id === calls.find((c) => c.params[0] === 'finalized')!.id)?.result;
-      for (const c of calls.filter((x) => x.method === 'eth_getTransactionReceipt')) {
-        const a = answers.find((x) => x.id === c.id)!;
-        if (holdWatcher) {
-          delete a.result;
-          a.error = { code: -32000, message: 'held by the test' };
-        } else {
-          watcherReads.push({ hash: String(c.params[0]).toLowerCase(), finalized: Number(fin?.number ?? -1), receipt: Boolean(a.result) });
-        }
+  base = await startProxiedBase(payer, (calls, answers) => {
+    // The watcher's batch is the one with the finalized block and receipts (the detector's have no receipts with it).
+    const watcher = calls.some((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'finalized') && calls.some((c) => c.method === 'eth_getTransactionReceipt');
+    if (!watcher) return false;
+    const fin = answers.find((a) => a.id === calls.find((c) => c.params[0] === 'finalized')!.id)?.result;
+    for (const c of calls.filter((x) => x.method === 'eth_getTransactionReceipt')) {
+      const a = answers.find((x) => x.id === c.id)!;
+      if (holdWatcher) {
+        delete a.result;
+        a.error = { code: -32000, message: 'held by the test' };
+      } else {
+        watcherReads.push({ hash: String(c.params[0]).toLowerCase(), finalized: Number(fin?.number ?? -1), receipt: Boolean(a.result) });
       }
-      return new Response(JSON.stringify(answers), { headers: { 'content-type': 'application/json' } });
-    },
+    }
+    return true;
   });
-  s = await startTestServer({
-    networks: { [BASE]: { rpc: [`http://127.0.0.1:${proxy.port}`], pollIntervalMs: 50, tokens: { USDC: { address: usdc, decimals: 6 } } } },
-  });
-  api = s.api((await s.account({ plan: 'pro' })).key);
+  ({ anvil, api } = base);
 }, 60_000);
 
 afterAll(async () => {
-  await s?.stop();
-  proxy?.stop(true);
-  await anvil?.stop();
+  await base?.stop();
 });
 
 const stateOf = (id: string, want: string) => intentIn(api, id, want);

@@ -5,51 +5,34 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, intentIn, waitFor } from '../support/api';
-import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
+import { DEV_KEYS, type Anvil } from '../support/evm/anvil';
 import { payFromUri } from '../support/evm/pay-uri';
-import { deployToken } from '../support/evm/token';
-import { startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { BASE, startProxiedBase, type ProxiedBase } from '../support/evm/proxied-base';
+import type { ApiClient } from '../support/server';
 
-const BASE = 'eip155:84532';
+let base: ProxiedBase;
 let anvil: Anvil;
-let s: TestServer;
 let api: ApiClient;
-let proxy: ReturnType<typeof Bun.serve>;
 const payer = privateKeyToAccount(DEV_KEYS[6]);
 /** Hashes whose receipt the chain watcher has read (a batch with the finalized block and the receipt). */
 const watchedReceipts: string[] = [];
 
 beforeAll(async () => {
-  anvil = await startAnvil('base'); // automine: one block per transaction, `finalized` two blocks behind
-  const usdc = await deployToken(anvil, { [payer.address]: 100_000_000n });
   // A recording proxy: the reorg comes after the watcher has seen the receipt (a reorg before it,
   // told by the block detection saw it in, is test/e2e/found-reorg-evm.test.ts).
-  proxy = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      const body = await req.text();
-      const upstream = await (await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
-      const calls = [JSON.parse(body)].flat() as Array<{ id: number; method: string; params: unknown[] }>;
-      const answers = [JSON.parse(upstream)].flat() as Array<{ id: number; result?: unknown }>;
-      if (calls.some((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'finalized')) {
-        for (const c of calls.filter((x) => x.method === 'eth_getTransactionReceipt')) {
-          if (answers.find((a) => a.id === c.id)?.result) watchedReceipts.push(String(c.params[0]).toLowerCase());
-        }
+  base = await startProxiedBase(payer, (calls, answers) => {
+    if (calls.some((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'finalized')) {
+      for (const c of calls.filter((x) => x.method === 'eth_getTransactionReceipt')) {
+        if (answers.find((a) => a.id === c.id)?.result) watchedReceipts.push(String(c.params[0]).toLowerCase());
       }
-      return new Response(upstream, { headers: { 'content-type': 'application/json' } });
-    },
+    }
+    return false;
   });
-  s = await startTestServer({
-    networks: { [BASE]: { rpc: [`http://127.0.0.1:${proxy.port}`], pollIntervalMs: 50, tokens: { USDC: { address: usdc, decimals: 6 } } } },
-  });
-  api = s.api((await s.account({ plan: 'pro' })).key);
+  ({ anvil, api } = base);
 }, 60_000);
 
 afterAll(async () => {
-  await s?.stop();
-  proxy?.stop(true);
-  await anvil?.stop();
+  await base?.stop();
 });
 
 const stateOf = (id: string, want: string) => intentIn(api, id, want);
