@@ -49,5 +49,10 @@ export const MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: string 
     "tag": "0009_delivery_due_covering",
     "when": 1795468733005,
     "sql": "DROP INDEX `webhook_deliveries_due`;--> statement-breakpoint\nCREATE INDEX `webhook_deliveries_due` ON `webhook_deliveries` (`next_attempt_at`,`url`,`lease_until`) WHERE status = 'pending';"
+  },
+  {
+    "tag": "0010_closed_unfinalized_tx",
+    "when": 1795473954733,
+    "sql": "CREATE INDEX `intents_closed_unfinalized_tx` ON `intents` (`chain`,`updated_at`) WHERE state NOT IN ('created','pending','confirmed','dropped') AND tx_signature IS NOT NULL AND finalized_at IS NULL;"
   }
 ];

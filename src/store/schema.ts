@@ -128,6 +128,14 @@ export const intents = sqliteTable(
     index('intents_chain_updated')
       .on(t.chain, t.updatedAt, t.requestor, t.tokenAddress, t.createdAt, t.state)
       .where(sql`state NOT IN ('created','pending','confirmed','dropped')`),
+    // IntentRepo.listClosedWithTransaction (boot, and a shard newly leased): closed intents of a
+    // chain updated since the look-back that hold a transaction not finalized yet. Only those
+    // rows (a handful: most closed intents never had a transaction, or reached finality), so
+    // boot reads them alone instead of every closed row of the look-back (1M closed: ~0.6 s).
+    // A create writes no entry (live), nor do most closes.
+    index('intents_closed_unfinalized_tx')
+      .on(t.chain, t.updatedAt)
+      .where(sql`state NOT IN ('created','pending','confirmed','dropped') AND tx_signature IS NOT NULL AND finalized_at IS NULL`),
   ],
 );
 

@@ -110,6 +110,23 @@ describe.each(ENGINES)('intents repo (%s)', (engine) => {
     expect(await ids(repo.listClosedWithTransaction('eip155:84532', 65))).toEqual([]);
   });
 
+  it('listClosedWithTransaction follows updates: an intent joins when it closes holding a transaction, leaves once finalized', async () => {
+    const repo = await repoOf(engine);
+    const a = storedIntent({ state: 'pending', updatedAt: 10, txSignature: '0xa1' });
+    const b = storedIntent({ state: 'created', updatedAt: 10 });
+    for (const i of [a, b]) await repo.insert(i);
+    expect(await ids(repo.listClosedWithTransaction('eip155:84532', 0))).toEqual([]);
+    // a closes unpaid with its transaction recorded; b closes without one.
+    await repo.update({ ...a, state: 'expired', pendingAtExpiry: true, updatedAt: 20 });
+    await repo.update({ ...b, state: 'expired', updatedAt: 21 });
+    expect(await ids(repo.listClosedWithTransaction('eip155:84532', 0))).toEqual([a.id]);
+    // b is given a transaction after it closed (landed late); a's reaches finality.
+    await repo.update({ ...b, state: 'expired', txSignature: '0xb1', updatedAt: 30 });
+    await repo.update({ ...a, state: 'expired', pendingAtExpiry: true, finalizedAt: 40, updatedAt: 40 });
+    expect(await ids(repo.listClosedWithTransaction('eip155:84532', 0))).toEqual([b.id]);
+    expect(await ids(repo.listClosedWithTransaction('eip155:84532', 31))).toEqual([]);
+  });
+
   it('finds by chain and tx signature (unique per chain), by Solana reference and by pay token; ids are unique', async () => {
     const repo = await repoOf(engine);
     const a = storedIntent({ txSignature: '0xfeed', solanaReference: 'ref1' });

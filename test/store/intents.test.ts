@@ -39,6 +39,7 @@ describe('intents repo (SQLite only; the cases both engines share: test/store/in
     const live = statesTagged('live').map((x) => `'${x}'`).join(',');
     expect(sqlOf('intents_live')).toContain(`WHERE state IN (${live})`);
     expect(sqlOf('intents_chain_updated')).toContain(`WHERE state NOT IN (${live})`);
+    expect(sqlOf('intents_closed_unfinalized_tx')).toContain(`WHERE state NOT IN (${live}) AND tx_signature IS NOT NULL AND finalized_at IS NULL`);
     // Detection's INDEXED BY intents_live refuses to prepare when its live list no longer matches.
     expect(() => createDetectionRepo(t.db.sqlite, { live: statesTagged('live'), watching: statesTagged('watching') })).not.toThrow();
     expect(() => createDetectionRepo(t.db.sqlite, { live: ['pending'], watching: statesTagged('watching') })).toThrow(/no query solution/);

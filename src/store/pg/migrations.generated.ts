@@ -9,5 +9,10 @@ export const PG_MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: stri
     "tag": "0001_delivery_due_covering",
     "when": 1795468738154,
     "sql": "DROP INDEX \"webhook_deliveries_due\";--> statement-breakpoint\nCREATE INDEX \"webhook_deliveries_due\" ON \"webhook_deliveries\" USING btree (\"next_attempt_at\",\"url\",\"lease_until\") WHERE status = 'pending';"
+  },
+  {
+    "tag": "0002_closed_unfinalized_tx",
+    "when": 1795473955270,
+    "sql": "CREATE INDEX \"intents_closed_unfinalized_tx\" ON \"intents\" USING btree (\"chain\",\"updated_at\") WHERE state NOT IN ('created','pending','confirmed','dropped') AND tx_signature IS NOT NULL AND finalized_at IS NULL;"
   }
 ];

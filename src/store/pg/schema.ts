@@ -115,6 +115,9 @@ export const intents = pgTable(
     index('intents_chain_updated')
       .on(t.chain, t.updatedAt, t.requestor, t.tokenAddress, t.createdAt, t.state)
       .where(sql`state NOT IN ('created','pending','confirmed','dropped')`),
+    index('intents_closed_unfinalized_tx')
+      .on(t.chain, t.updatedAt)
+      .where(sql`state NOT IN ('created','pending','confirmed','dropped') AND tx_signature IS NOT NULL AND finalized_at IS NULL`),
   ],
 );
 

@@ -5,11 +5,14 @@ import { statesTagged } from '../../../machines/judge';
 import { createPgIntentRepo, type PgIntentRepo } from '../../../src/store/pg/intents';
 import type { Pg } from '../../../src/store/pg/sql';
 import { storedIntent } from '../../support/db';
+import { INTENT_COLUMNS } from '../../../src/store/intent-row';
 import { type PgTestDb, pgTestDb, waitingOnLock } from './db';
 
 let t: PgTestDb;
 let repo: PgIntentRepo;
 const LIVE = { live: statesTagged('live') };
+/** Every column but the unique ones a copied row needs its own of. */
+const COLUMNS_BUT_KEYS = INTENT_COLUMNS.filter((c) => c !== 'id' && c !== 'pay_token');
 beforeEach(async () => {
   t = await pgTestDb();
   repo = createPgIntentRepo(t.sql, LIVE);
@@ -63,5 +66,26 @@ describe('intents repo (PostgreSQL only; the cases both engines share: test/stor
     }
     expect(order).toEqual(['first committed', 'second read n=1']);
     expect((await repo.get(i.id))!.metadata).toEqual({ n: '2' });
+  });
+
+  it('listClosedWithTransaction reads the closed-unfinalized-transaction partial index, not the closed rows of the look-back', async () => {
+    // Its very statement, as the repository sends it.
+    const sent: Array<{ text: string; params: unknown[] }> = [];
+    const spy = { unsafe: (text: string, params: unknown[]) => (sent.push({ text, params }), t.sql.unsafe(text, params)) } as unknown as Pg;
+    const template = storedIntent({ state: 'cancelled', updatedAt: 100 });
+    await repo.insert(template);
+    // 5,000 closed rows without a transaction (a copy of the template each) and one with one.
+    await t.sql.unsafe(
+      `INSERT INTO intents (id, pay_token, ${COLUMNS_BUT_KEYS.join(', ')})
+       SELECT 'pi_c' || n, 'pt_c' || n, ${COLUMNS_BUT_KEYS.join(', ')} FROM intents, generate_series(1, 5000) AS n WHERE id = $1`,
+      [template.id],
+    );
+    const withTx = storedIntent({ state: 'expired', updatedAt: 100, txSignature: '0xkept' });
+    await repo.insert(withTx);
+    await t.sql`ANALYZE intents`;
+    expect((await createPgIntentRepo(spy, LIVE).listClosedWithTransaction('eip155:84532', 0)).map((i) => i.id)).toEqual([withTx.id]);
+    const { text, params } = sent[0]!;
+    const plan = (await t.sql.unsafe(`EXPLAIN ${text}`, params)).map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    expect(plan).toContain('intents_closed_unfinalized_tx');
   });
 });

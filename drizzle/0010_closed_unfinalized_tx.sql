@@ -1,0 +1,1 @@
+CREATE INDEX `intents_closed_unfinalized_tx` ON `intents` (`chain`,`updated_at`) WHERE state NOT IN ('created','pending','confirmed','dropped') AND tx_signature IS NOT NULL AND finalized_at IS NULL;
