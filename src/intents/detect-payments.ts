@@ -11,6 +11,7 @@ import type { Tx } from '../actors/runtime';
 import type { WorkLeases } from '../actors/work-leases';
 import type { Detector, DetectionSource } from '../chains/types';
 import { recordFoundTransfer } from './record-found-transfer';
+import { watchedReceivers } from './watched-receivers';
 import type { Services } from './services';
 
 export interface Detection {
@@ -31,12 +32,14 @@ export function startDetectors(s: Services, log: LogFn, work?: Pick<WorkLeases, 
     if (!network || running.has(chain)) return;
     const adapter = s.chains.adapter(network.family);
     if (!adapter.createDetector) return;
-    const since = () => Date.now() - s.config.detection.lookbackSeconds * 1000;
+    const lookbackMs = s.config.detection.lookbackSeconds * 1000;
+    const since = () => Date.now() - lookbackMs;
     // The lease this scan runs under, taken when it starts: a later epoch is another scan.
     const fence = work ? work.fenceForChain(chain) : null;
     const guard = work ? (tx: Tx) => checkFence(tx.repos.leases, fence, work.owner, `detect:${chain}`) : undefined;
     const source: DetectionSource = {
-      receivers: async () => s.detection.receivers(chain, since()),
+      // The whole look-back once per refresh, the closes since the last poll in between.
+      receivers: watchedReceivers(async (closedSince) => s.detection.receivers(chain, closedSince), lookbackMs),
       references: async () => s.detection.references(chain, since()),
       unfinalized: async () => s.detection.unfinalizedMatches(chain),
       getCursor: async (key) => s.detection.getCursor(chain, key),
