@@ -8,7 +8,7 @@ import type { Dispatcher } from './webhooks/dispatcher';
 export interface MetricsSources {
   runtime: Runtime;
   /** The SQLite group committer's counters; null on a store without one (PostgreSQL). */
-  commits: (() => { batches: number; writes: number; syncs: number }) | null;
+  commits: (() => { batches: number; writes: number; syncs: number; gateWaits: number; gateWaitMs: number }) | null;
   deliveries: Pick<DeliveryRepo, 'countPending'>;
   dispatcher: Dispatcher;
   chainWatch: ChainWatch;
@@ -28,6 +28,8 @@ export async function renderMetrics(p: MetricsSources): Promise<string> {
     gauge('payforge_commit_batches_total', 'Group-commit transactions', c.batches);
     gauge('payforge_commit_writes_total', 'Writes committed (across batches)', c.writes);
     gauge('payforge_commit_syncs_total', 'WAL syncs off the event loop (each makes one or more batches durable)', c.syncs);
+    gauge('payforge_commit_gate_waits_total', "Batches that waited for the webhook dispatcher thread's transaction to end before BEGIN", c.gateWaits);
+    gauge('payforge_commit_gate_wait_seconds_total', "Event-loop time those batches waited (the dispatcher thread's transactions)", c.gateWaitMs / 1000);
   }
   // Bench/boot reads it for memory per live intent (heap, beside the process's resident size).
   gauge('payforge_heap_used_bytes', 'JavaScript heap in use', process.memoryUsage().heapUsed);

@@ -14,6 +14,7 @@
 // share the next one. Without it (tests, :memory:), COMMIT syncs itself (synchronous=FULL).
 import type { Database } from 'bun:sqlite';
 import type { WalSync } from './wal-sync';
+import type { WriteGate } from './write-gate';
 
 /** A log line (src/log.ts's Log fits it; the store layer imports nothing above domain). */
 export type StoreLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -54,10 +55,14 @@ export interface GroupCommitter {
   resume(): void;
   /** Wait until every commit is synced (shutdown). */
   drain(): Promise<void>;
-  stats(): { batches: number; writes: number };
+  /** Batches and writes committed; waits for the shared write turn (another thread's transaction) and their total ms. */
+  stats(): { batches: number; writes: number; gateWaits: number; gateWaitMs: number };
   /** WAL syncs done off the event loop (each covers one or more batches). */
   syncs(): number;
 }
+
+/** Longest wait of a batch for the other thread's transaction (one short claim or record) before it BEGINs anyway. */
+const GATE_WAIT_MS = 100;
 
 /** Settles a write that did not finish within its turn of the event loop. */
 const LATE = Symbol('late');
@@ -69,7 +74,18 @@ export class WriteAwaitedIoError extends Error {
   }
 }
 
-export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: WalSync | null = null, log: StoreLog = () => {}): GroupCommitter {
+/**
+ * `gate`: the write turn and batch numbers shared with the webhook dispatcher's connection on its
+ * own thread (write-gate.ts); each batch takes the turn before BEGIN and gives it back after its
+ * COMMIT, and publishes its number before the COMMIT and the number its syncs reach after them.
+ */
+export function createGroupCommitter(
+  sqlite: Database,
+  maxBatch = 512,
+  walSync: WalSync | null = null,
+  log: StoreLog = () => {},
+  gate: WriteGate | null = null,
+): GroupCommitter {
   let queue: Pending[] = [];
   let scheduled = false;
   // The batch under way (async), so a flush or a scheduled run never starts a second one beside it.
@@ -79,6 +95,8 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
   let batches = 0;
   let writes = 0;
   let syncs = 0;
+  let gateWaits = 0;
+  let gateWaitMs = 0;
   // Batches committed (by number) and the highest number known to be on disk.
   let committedSeq = 0;
   let syncedSeq = 0;
@@ -160,7 +178,27 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
     }
   }
 
+  /** Take the shared write turn (bounded: past it SQLite's own lock decides); returns how to give it back. */
+  function enterGate(): () => void {
+    if (!gate) return () => {};
+    const g = gate.enter(GATE_WAIT_MS);
+    if (g.waitedMs > 0) {
+      gateWaits++;
+      gateWaitMs += g.waitedMs;
+    }
+    return g.taken ? () => gate.leave() : () => {};
+  }
+
   async function runBatch(batch: Pending[]): Promise<void> {
+    const leave = enterGate();
+    try {
+      await runGated(batch);
+    } finally {
+      leave();
+    }
+  }
+
+  async function runGated(batch: Pending[]): Promise<void> {
     const results: Outcome[] = [];
     try {
       begin.run();
@@ -174,6 +212,8 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
     } finally {
       open = false;
     }
+    // Before the COMMIT: a reader on another connection that sees this batch also sees its number.
+    gate?.committing(committedSeq + 1);
     try {
       commit.run();
     } catch (error) {
@@ -223,6 +263,7 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
         syncs++;
         syncing = false;
         syncedSeq = target;
+        gate?.synced(target);
         const done = unsynced.filter((u) => u.seq <= target);
         unsynced = unsynced.filter((u) => u.seq > target);
         for (const u of done) settle(u.batch, u.results, null);
@@ -236,6 +277,7 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
         // acknowledged; every write from now on fails (restart the process once the disk is fixed).
         syncing = false;
         syncError = error;
+        gate?.failed();
         for (const u of unsynced) settle(u.batch, u.results, error);
         unsynced = [];
         for (const w of waiters) w.reject(error);
@@ -275,16 +317,18 @@ export function createGroupCommitter(sqlite: Database, maxBatch = 512, walSync: 
     },
     pause() {
       paused = true;
+      gate?.hold(true);
     },
     resume() {
       paused = false;
+      gate?.hold(false);
       if (queue.length > 0) schedule();
     },
     async drain() {
       await running;
       await committer.durable()?.catch(() => {});
     },
-    stats: () => ({ batches, writes }),
+    stats: () => ({ batches, writes, gateWaits, gateWaitMs }),
     syncs: () => syncs,
   };
   return committer;

@@ -12,6 +12,7 @@ import { forgetClaimsOfOthers } from './claims';
 import { expireLeasesOfOthers } from './leases';
 import { createSqliteRepos, type SqliteRepos, type StoreRepos } from './repos';
 import { createWalSync } from './wal-sync';
+import { createWriteGate, type WriteGate } from './write-gate';
 
 export type { StoreRepos } from './repos';
 
@@ -59,7 +60,12 @@ export interface SqliteStore extends Store {
   repos: SqliteRepos;
   db: Db;
   instanceLease: InstanceLeaseStore;
-  commitStats(): { batches: number; writes: number; syncs: number };
+  commitStats(): { batches: number; writes: number; syncs: number; gateWaits: number; gateWaitMs: number };
+  /**
+   * The write turn and batch numbers shared with a connection on another thread (the webhook
+   * dispatcher's, src/store/dispatch-connection.ts); null without a WAL sync (:memory:, one-shot).
+   */
+  writeGate: WriteGate | null;
   /**
    * The serve that holds this file's instance lease starts: every claim and work lease held by
    * another owner belongs to a predecessor that is gone (one serve per file), so they are freed
@@ -103,7 +109,8 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   const db = openDb(path);
   // A file database syncs its WAL off the event loop and checkpoints on a worker thread.
   const walSync = path === ':memory:' || opts.oneShot ? null : createWalSync(path);
-  const committer: GroupCommitter = createGroupCommitter(db.sqlite, 512, walSync, opts.log);
+  const writeGate = walSync ? createWriteGate() : null;
+  const committer: GroupCommitter = createGroupCommitter(db.sqlite, 512, walSync, opts.log, writeGate);
   db.durable = () => committer.durable();
   const checkpointer: Checkpointer | null = walSync
     ? startCheckpointer({ dbPath: path, sqlite: db.sqlite, committer, log: (level, msg, f) => opts.log(level, msg, f) })
@@ -152,6 +159,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
       release: (id) => releaseInstanceLease(db.sqlite, id),
     },
     commitStats: () => ({ ...committer.stats(), syncs: committer.syncs() }),
+    writeGate,
     forgetPredecessors(instanceId) {
       forgetClaimsOfOthers(db.sqlite, instanceId);
       expireLeasesOfOthers(db.sqlite, instanceId);

@@ -40,7 +40,7 @@ describe('group commit', () => {
   it('splits a queue larger than maxBatch into several transactions', async () => {
     const small = createGroupCommitter(t.db.sqlite, 10);
     await Promise.all(Array.from({ length: 35 }, (_, i) => small.write(() => insertAccount(`b${i}`))));
-    expect(small.stats()).toEqual({ batches: 4, writes: 35 });
+    expect(small.stats()).toEqual({ batches: 4, writes: 35, gateWaits: 0, gateWaitMs: 0 });
     expect(committedIds()).toHaveLength(35);
   });
 

@@ -90,7 +90,7 @@ describe('group commit with the WAL synced off the event loop', () => {
     expect(h.calls()).toBe(2);
     h.releaseOne();
     await Promise.all([second, third]);
-    expect(gc.stats()).toEqual({ batches: 3, writes: 3 });
+    expect(gc.stats()).toEqual({ batches: 3, writes: 3, gateWaits: 0, gateWaitMs: 0 });
     expect(gc.syncs()).toBe(2);
   });
 

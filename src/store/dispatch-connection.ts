@@ -1,0 +1,77 @@
+// The webhook dispatcher's own connection to the store, for a dispatcher that runs on its own
+// thread (src/webhooks/dispatch-worker.ts): the same DispatchStore operations as the server's
+// (webhook-dispatch.ts, pg/webhook-dispatch.ts), on a connection nobody else uses.
+//
+// SQLite: a second WAL connection to the same file. Its transactions commit at
+// synchronous=NORMAL, as the dispatcher's always have (a lost claim or record only means a lease
+// runs out: at least once either way); its automatic checkpoint is off, because the server's
+// checkpoint worker owns checkpoints (src/store/checkpointer.ts). Each transaction takes turns
+// with the server's batches through the shared write gate (write-gate.ts: woken when the batch
+// ends, not after a busy sleep) and keeps off while the checkpointer holds writes; the gate's batch
+// numbers tell it which commits the rows it read can come from, for the durability gate.
+// PostgreSQL: a pool of its own (two connections: one claim or record at a time, and the last
+// record at stop beside a claim under way).
+import { openDb } from './db';
+import type { Sync } from './awaitable';
+import type { DispatchStore } from './webhook-dispatch';
+import { createDispatchStore } from './webhook-dispatch';
+import { writeGateOn } from './write-gate';
+
+export interface DispatchConnection {
+  dispatch: DispatchStore;
+  /**
+   * The durability gate for what this connection read: null when every commit its last
+   * transaction could see is on disk, else a promise that settles once it is (rejects when the
+   * server's WAL sync failed). PostgreSQL: always null.
+   */
+  durable(): Promise<void> | null;
+  close(): Promise<void>;
+}
+
+/** Longest wait for the write turn or for a checkpointer's hold, on this thread (then SQLite's own lock decides). */
+const TURN_WAIT_MS = 1000;
+
+/**
+ * Open `db` for the dispatcher alone: a postgres:// URL, or a SQLite file the server has open and
+ * migrated, with the server's write gate (SqliteStore.writeGate.buffer).
+ */
+export async function openDispatchConnection(db: string, gateBuffer: SharedArrayBuffer | null): Promise<DispatchConnection> {
+  if (/^postgres(ql)?:\/\//i.test(db)) {
+    const { createPgPool, guardUnavailable } = await import('./pg/connect');
+    const { createPgDispatchStore } = await import('./pg/webhook-dispatch');
+    const pool = createPgPool(db, { poolSize: 2 });
+    return { dispatch: guardUnavailable(createPgDispatchStore(pool.sql)), durable: () => null, close: () => pool.close() };
+  }
+  if (!gateBuffer) throw new Error('the dispatcher thread needs the server\'s write gate on SQLite (a database file with its WAL synced by the server)');
+  const gate = writeGateOn(gateBuffer);
+  const conn = openDb(db);
+  conn.sqlite.exec('PRAGMA synchronous = NORMAL');
+  conn.sqlite.exec('PRAGMA wal_autocheckpoint = 0');
+  const inner = createDispatchStore(conn);
+  // The highest batch number published when a transaction of ours had ended: every commit it read is at most that.
+  let seen = 0;
+  function turn<T>(fn: () => T): T {
+    gate.waitWhileHeld(TURN_WAIT_MS);
+    const g = gate.enter(TURN_WAIT_MS);
+    try {
+      const value = fn();
+      seen = gate.begun();
+      return value;
+    } finally {
+      if (g.taken) gate.leave();
+    }
+  }
+  const dispatch: Sync<DispatchStore> = {
+    claim: (a) => turn(() => inner.claim(a)),
+    record: (r) => turn(() => inner.record(r)),
+    release: (r) => turn(() => inner.release(r)),
+    recordAndClaim: (records, releases, claim) => turn(() => inner.recordAndClaim(records, releases, claim)),
+  };
+  return {
+    dispatch,
+    durable: () => gate.durable(seen),
+    async close() {
+      conn.close();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// Shared memory between the server's connection (its group committer, on the event loop) and the
+// webhook dispatcher's own connection on another thread (dispatch-connection.ts), for two things
+// SQLite alone does badly across threads:
+//
+// - Taking turns at the write lock. A BEGIN IMMEDIATE that finds the lock taken sleeps in SQLite's
+//   busy handler (1, 2, 5, 10 ms ...) even when the other transaction ends 100 µs later: the event
+//   loop would sleep a millisecond or more whenever it met the dispatcher's transaction, and the
+//   dispatcher ~10 ms whenever it met a batch. Here each side takes a shared flag before BEGIN and
+//   the other wakes the moment it is given back. SQLite's own lock still decides (a CLI command,
+//   a wait past its bound); the flag only spares the sleeps.
+// - The durability gate. The committer numbers its batches; it publishes the number of a batch
+//   before its COMMIT (so any commit the dispatcher can read is counted) and the number its WAL
+//   syncs have reached. A claim that read rows waits until the sync passes the number it saw.
+
+const LOCK = 0;
+const HOLD = 1;
+const BEGUN = 2;
+const SYNCED = 3;
+const FAILED = 4;
+const WORDS = 8;
+
+export interface WriteGate {
+  /** The shared memory, for the other thread (writeGateOn there). */
+  buffer: SharedArrayBuffer;
+  /** Take the write turn, waiting at most `maxWaitMs`: whether it was taken (else go on without it), and how long it waited. */
+  enter(maxWaitMs: number): { taken: boolean; waitedMs: number };
+  leave(): void;
+  /** Committer: batch `seq` is about to COMMIT. */
+  committing(seq: number): void;
+  /** Committer: every batch up to `seq` is on disk. */
+  synced(seq: number): void;
+  /** Committer: a WAL sync failed; nothing will be durable any more. */
+  failed(): void;
+  /** Committer (the checkpointer's final pass): hold the other thread's writes too. */
+  hold(on: boolean): void;
+  /** The other thread: wait (at most `maxWaitMs`) while writes are held. */
+  waitWhileHeld(maxWaitMs: number): void;
+  /** The highest batch number that may be visible to a read now. */
+  begun(): number;
+  /** null when batch `seq` and every one before it are on disk, else a promise that settles once they are. */
+  durable(seq: number): Promise<void> | null;
+}
+
+export function createWriteGate(): WriteGate {
+  return writeGateOn(new SharedArrayBuffer(WORDS * Int32Array.BYTES_PER_ELEMENT));
+}
+
+// Bun has it (ES2024); the TypeScript lib this project targets does not name it yet.
+const waitAsync = (Atomics as unknown as {
+  waitAsync(a: Int32Array, i: number, v: number, ms: number): { async: boolean; value: Promise<string> | string };
+}).waitAsync.bind(Atomics);
+
+const FREE = Object.freeze({ taken: true, waitedMs: 0 });
+
+/** Wrap-safe: batch numbers are Int32 and wrap after 2^31 batches. */
+const atLeast = (a: number, b: number) => ((a - b) | 0) >= 0;
+
+export function writeGateOn(buffer: SharedArrayBuffer): WriteGate {
+  const w = new Int32Array(buffer);
+  async function waitSynced(seq: number): Promise<void> {
+    for (;;) {
+      if (Atomics.load(w, FAILED) !== 0) throw new Error('the server could not make its commits durable (WAL sync failed)');
+      const s = Atomics.load(w, SYNCED);
+      if (atLeast(s, seq)) return;
+      const r = waitAsync(w, SYNCED, s, 1000);
+      if (r.async) await r.value;
+    }
+  }
+  return {
+    buffer,
+    enter(maxWaitMs) {
+      if (Atomics.compareExchange(w, LOCK, 0, 1) === 0) return FREE;
+      const t0 = performance.now();
+      const deadline = t0 + maxWaitMs;
+      let taken = false;
+      for (;;) {
+        const left = deadline - performance.now();
+        if (left <= 0) break;
+        Atomics.wait(w, LOCK, 1, left);
+        if (Atomics.compareExchange(w, LOCK, 0, 1) === 0) {
+          taken = true;
+          break;
+        }
+      }
+      return { taken, waitedMs: performance.now() - t0 };
+    },
+    leave() {
+      Atomics.store(w, LOCK, 0);
+      Atomics.notify(w, LOCK, 1);
+    },
+    committing: (seq) => void Atomics.store(w, BEGUN, seq),
+    synced(seq) {
+      Atomics.store(w, SYNCED, seq);
+      Atomics.notify(w, SYNCED);
+    },
+    failed() {
+      Atomics.store(w, FAILED, 1);
+      Atomics.notify(w, SYNCED);
+    },
+    hold(on) {
+      Atomics.store(w, HOLD, on ? 1 : 0);
+      if (!on) Atomics.notify(w, HOLD);
+    },
+    waitWhileHeld(maxWaitMs) {
+      const deadline = performance.now() + maxWaitMs;
+      for (;;) {
+        const left = deadline - performance.now();
+        if (Atomics.load(w, HOLD) === 0 || left <= 0) return;
+        Atomics.wait(w, HOLD, 1, left);
+      }
+    },
+    begun: () => Atomics.load(w, BEGUN),
+    durable(seq) {
+      if (Atomics.load(w, FAILED) === 0 && atLeast(Atomics.load(w, SYNCED), seq)) return null;
+      return waitSynced(seq);
+    },
+  };
+}

@@ -1,0 +1,116 @@
+// The write gate between the server's group committer and the webhook dispatcher's own
+// connection (src/store/write-gate.ts, dispatch-connection.ts): rows the dispatcher's connection
+// claims are let through only once the WAL sync of the batch that wrote them has returned, exactly
+// (never on the strength of an earlier sync), and never once a sync failed. Real SQLite file, the
+// real fdatasync held back to look at the state in between.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDispatchConnection, type DispatchConnection } from '../../src/store/dispatch-connection';
+import { createGroupCommitter, type GroupCommitter } from '../../src/store/group-commit';
+import { createWalSync, type WalSync } from '../../src/store/wal-sync';
+import { createWriteGate, type WriteGate } from '../../src/store/write-gate';
+import type { ClaimArgs } from '../../src/store/webhook-dispatch';
+import { tempDb, type TempDb } from '../support/db';
+import { createAccount, insertDelivery, insertEvent, putEndpoint } from '../webhooks/factory';
+
+let t: TempDb;
+let gate: WriteGate;
+let conn: DispatchConnection;
+let account: string;
+const URL = 'https://hooks.example.com/x';
+
+/** The real WAL sync, started only when the test releases it. */
+function heldSync(real: WalSync) {
+  const held: Array<() => void> = [];
+  let fail: Error | null = null;
+  const sync: WalSync = {
+    sync: () => new Promise<void>((resolve, reject) => held.push(() => (fail ? reject(fail) : real.sync().then(resolve, reject)))),
+    close: () => real.close(),
+  };
+  return { sync, releaseOne: () => held.shift()?.(), failNext: (e: Error) => (fail = e) };
+}
+
+const settledYet = async (p: Promise<unknown>) => {
+  let done = false;
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+  return done;
+};
+
+const claimAll = (): ClaimArgs => ({ now: Date.now() + 1000, leaseUntil: Date.now() + 60_000, limit: 100, perEndpoint: 100, inFlight: new Map(), deep: true });
+
+/** One delivery written in a group-committed batch (committed at once, durable after its sync). */
+const queueDelivery = (gc: GroupCommitter) =>
+  gc.write(() => {
+    const ev = insertEvent(t.db, { accountId: account, mode: 'test' });
+    return insertDelivery(t.db, { eventId: ev.eventId, accountId: account, mode: 'test', url: URL });
+  });
+
+beforeEach(async () => {
+  t = tempDb();
+  account = createAccount(t.db);
+  putEndpoint(t.db, { accountId: account, mode: 'test', url: URL });
+  gate = createWriteGate();
+  conn = await openDispatchConnection(t.path, gate.buffer);
+});
+afterEach(async () => {
+  await conn.close();
+  t.dispose();
+});
+
+describe("the dispatcher connection's durability gate", () => {
+  it('holds claimed rows until the sync of the batch that wrote them returns, then lets them through', async () => {
+    const h = heldSync(createWalSync(t.path));
+    const gc = createGroupCommitter(t.db.sqlite, 512, h.sync, () => {}, gate);
+    // Nothing committed through the committer yet: nothing to wait for.
+    expect(await conn.dispatch.claim(claimAll())).toEqual([]);
+    expect(conn.durable()).toBeNull();
+
+    const first = queueDelivery(gc);
+    expect(await settledYet(first)).toBe(false); // committed, its sync held
+    const claimed = await conn.dispatch.claim(claimAll());
+    expect(claimed).toHaveLength(1);
+    const gated = conn.durable();
+    expect(gated).not.toBeNull();
+    expect(await settledYet(gated!)).toBe(false);
+
+    h.releaseOne();
+    await first;
+    await gated;
+    expect(conn.durable()).toBeNull();
+  });
+
+  it('a row from a batch committed while an earlier sync runs waits for the next sync, not that one', async () => {
+    const h = heldSync(createWalSync(t.path));
+    const gc = createGroupCommitter(t.db.sqlite, 512, h.sync, () => {}, gate);
+    const first = queueDelivery(gc);
+    expect(await settledYet(first)).toBe(false); // sync 1 under way (held)
+    const second = queueDelivery(gc);
+    expect(await settledYet(second)).toBe(false); // committed after sync 1 started
+    expect(await conn.dispatch.claim(claimAll())).toHaveLength(2);
+    const gated = conn.durable()!;
+
+    h.releaseOne(); // sync 1 returns: it covers the first batch only
+    await first;
+    expect(await settledYet(gated)).toBe(false);
+    h.releaseOne(); // sync 2 covers the second
+    await second;
+    await gated;
+  });
+
+  it('never lets rows through once the server could not sync its WAL', async () => {
+    const h = heldSync(createWalSync(t.path));
+    const gc = createGroupCommitter(t.db.sqlite, 512, h.sync, () => {}, gate);
+    const p = queueDelivery(gc);
+    expect(await settledYet(p)).toBe(false);
+    expect(await conn.dispatch.claim(claimAll())).toHaveLength(1);
+    const gated = conn.durable()!;
+    h.failNext(new Error('EIO'));
+    h.releaseOne();
+    await expect(p).rejects.toThrow('EIO');
+    await expect(gated).rejects.toThrow('WAL sync failed');
+    await expect(conn.durable()).rejects.toThrow('WAL sync failed');
+  });
+});
