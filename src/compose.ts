@@ -27,10 +27,11 @@ import { registerAccountNames } from './domain/account-names';
 import { payPlugin } from './pay/index';
 import { openStore, sqliteOf, type Store } from './store/store';
 import type { StoredIntent } from './store/intents';
-import { createDispatcher } from './webhooks/dispatcher';
+import { createDispatcher, type Dispatcher } from './webhooks/dispatcher';
+import { startDispatcherThread } from './webhooks/dispatcher-thread';
 import { createAccountNames } from './actors/account-names';
 import { renderMetrics } from './metrics';
-import { createLogger, type Log } from './log';
+import { createLogger, levelsFrom, type Log } from './log';
 import { statesTagged } from '../machines/judge';
 
 export interface CoreOptions {
@@ -40,6 +41,12 @@ export interface CoreOptions {
   log?: Log;
   /** Test-only fault injection in submit (never reachable from config or HTTP). */
   faults?: SubmitFaults;
+  /**
+   * Run the webhook dispatcher on a thread of its own with its own connection (serve does;
+   * src/webhooks/dispatcher-thread.ts). Without it, or on a `:memory:` database (private to its
+   * one connection), it runs on the event loop.
+   */
+  dispatcherThread?: boolean;
 }
 
 /** How often `sending` submissions left by a failed commit are applied as sent. */
@@ -54,7 +61,20 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
   const { intents, submissions } = repos;
   const chains = createChainRegistry(config, { solana: createSolanaAdapter({ log }), evm: createEvmAdapter({ log }), ...opts.adapters });
   const screener = createScreener(config.screening);
-  const dispatcher = createDispatcher({ dispatch: repos.dispatch, durable: () => store.durable(), config, log });
+  const inlineDispatcher = () => createDispatcher({ dispatch: repos.dispatch, durable: () => store.durable(), config, log });
+  // On SQLite the thread needs the server's write gate (a file with its WAL synced by this process).
+  const gate = sqliteOf(store)?.writeGate ?? null;
+  const dispatcher: Dispatcher =
+    opts.dispatcherThread && (store.engine === 'postgres' || gate !== null)
+      ? startDispatcherThread({
+          db: config.db,
+          gate: gate?.buffer ?? null,
+          config,
+          log,
+          levels: levelsFrom(config.logLevel),
+          fallback: inlineDispatcher,
+        })
+      : inlineDispatcher();
   let runtime: Runtime;
   const reportFault = opts.faults?.chainReport;
   const failCommit = () => {

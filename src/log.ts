@@ -10,3 +10,6 @@ export function createLogger(min: LogLevel): Log {
     process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
   };
 }
+
+/** The levels a logger created with `min` writes (a worker thread posts only those back). */
+export const levelsFrom = (min: LogLevel): LogLevel[] => (Object.keys(ORDER) as LogLevel[]).filter((l) => ORDER[l] >= ORDER[min]);

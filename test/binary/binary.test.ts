@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort, REPO_ROOT, runCli, startServe } from '../support/cli';
 import { freshDatabaseUrl } from '../support/postgres';
+import { startReceiver } from '../support/receiver';
 
 // One build for the file. It runs in a copy of the tree because the build regenerates the
 // embedded modules (migrations, sanctions) that test files running in parallel import.
@@ -53,6 +54,11 @@ describe('the compiled binary dist/payforge', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('config: cannot read config file');
 
+    // The webhook dispatcher's worker is inside the executable too: the intent.created below arrives.
+    const rx = startReceiver();
+    const hook = await run('webhooks', 'set-endpoint', '--db', './payforge.db', '--account', accountId, '--mode', 'test', '--url', rx.url('/hooks'));
+    expect(hook.code, hook.stderr).toBe(0);
+
     const port = await freePort();
     const server = await startServe(['serve', '--port', String(port), '--db', './payforge.db'], { bin, cwd: work });
     try {
@@ -79,8 +85,12 @@ describe('the compiled binary dist/payforge', () => {
 
       const got = await fetch(`${server.url}/v1/intents/${body.intent.id}`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(got.status).toBe(200);
+      const [delivery] = await rx.waitFor(1, { timeoutMs: 20_000 });
+      expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'intent.created', data: { intent: { id: body.intent.id } } });
+      expect(server.stderr()).toContain('webhook dispatcher running on its own thread');
     } finally {
       expect(await server.stop()).toBe(0);
+      await rx.close();
     }
 
     // Only the executable in its folder; the database lives where --db said.

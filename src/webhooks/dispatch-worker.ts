@@ -1,0 +1,106 @@
+// The webhook dispatcher on its own thread: the entry point of the Worker that
+// dispatcher-thread.ts starts. It runs the same createDispatcher on its own connection to the
+// store (src/store/dispatch-connection.ts), so claims, records, signing and sends no longer take
+// the server's event loop. The durability gate is the connection's (on SQLite: the server's batch
+// numbers in shared memory); log lines go back to the server's logger.
+import { openDispatchConnection, type DispatchConnection } from '../store/dispatch-connection';
+import { createDispatcher, type Dispatcher, type DispatcherLog } from './dispatcher';
+import type { FromDispatchWorker, ToDispatchWorker } from './dispatcher-thread';
+
+declare const self: Worker;
+
+const post = (m: FromDispatchWorker) => self.postMessage(m);
+let conn: DispatchConnection | null = null;
+let dispatcher: Dispatcher | null = null;
+let stats: BigInt64Array | null = null;
+let statsTimer: ReturnType<typeof setInterval> | undefined;
+let wakeFlag: Int32Array | null = null;
+
+// Bun has it (ES2024); the TypeScript lib this project targets does not name it yet.
+const waitAsync = (Atomics as unknown as {
+  waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string };
+}).waitAsync.bind(Atomics);
+
+/** Wake the dispatcher each time the server raises the flag (after commits that queued deliveries, replays). */
+async function followWakes(flag: Int32Array): Promise<void> {
+  for (;;) {
+    const r = waitAsync(flag, 0, 0);
+    if (r.async) await r.value;
+    Atomics.store(flag, 0, 0);
+    dispatcher?.wake();
+  }
+}
+
+/** The dispatcher's counters, where the server's /metrics reads them without a round trip. */
+function publishStats(): void {
+  if (!stats || !dispatcher) return;
+  const s = dispatcher.stats();
+  Atomics.store(stats, 0, BigInt(s.inFlight));
+  Atomics.store(stats, 1, BigInt(s.attempts));
+  Atomics.store(stats, 2, BigInt(s.delivered));
+  Atomics.store(stats, 3, BigInt(s.failed));
+}
+
+async function handle(m: ToDispatchWorker): Promise<void> {
+  switch (m.type) {
+    case 'init': {
+      stats = new BigInt64Array(m.stats);
+      wakeFlag = new Int32Array(m.wake);
+      const log: DispatcherLog = (level, msg, fields) => {
+        if (m.levels.includes(level)) post({ type: 'log', level, msg, fields });
+      };
+      let c: DispatchConnection;
+      try {
+        c = conn = await openDispatchConnection(m.db, m.gate);
+      } catch (e) {
+        post({ type: 'failed', error: String(e) });
+        return;
+      }
+      const inner = c.dispatch;
+      dispatcher = createDispatcher({
+        dispatch: {
+          claim: (a) => inner.claim(a),
+          record: (r) => inner.record(r),
+          release: (r) => inner.release(r),
+          // Counters published at every tick's transaction (a tick's attempts are counted before it).
+          recordAndClaim: (records, releases, claim) => {
+            publishStats();
+            return inner.recordAndClaim(records, releases, claim);
+          },
+        },
+        durable: () => c.durable(),
+        config: m.config,
+        log,
+      });
+      statsTimer = setInterval(publishStats, 250);
+      post({ type: 'ready' });
+      log('info', 'webhook dispatcher running on its own thread', {});
+      return;
+    }
+    case 'start':
+      dispatcher?.start();
+      void followWakes(wakeFlag!);
+      return;
+    case 'stop':
+      clearInterval(statsTimer);
+      try {
+        await dispatcher?.stop();
+        publishStats();
+        await conn?.close();
+      } catch (e) {
+        post({ type: 'log', level: 'error', msg: 'webhook dispatcher thread did not stop cleanly', fields: { error: String(e) } });
+      }
+      post({ type: 'stopped' });
+      return;
+  }
+}
+
+// Messages are handled in order: `init` (which may await a PostgreSQL pool) finishes before
+// the `start` or `wake` that follow it.
+let queue: Promise<void> = Promise.resolve();
+self.onmessage = (e: MessageEvent<ToDispatchWorker>) => {
+  const m = e.data;
+  queue = queue
+    .then(() => handle(m))
+    .catch((err) => post({ type: 'log', level: 'error', msg: 'webhook dispatcher thread: a message failed', fields: { type: m.type, error: String(err) } }));
+};

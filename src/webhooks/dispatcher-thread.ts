@@ -1,0 +1,142 @@
+// The webhook dispatcher on a thread of its own (a Bun Worker running dispatch-worker.ts), seen
+// from the server as the same Dispatcher: start, wake, stop, stats. Under create load the
+// dispatcher's transactions, signing and sends took a sixth of the event loop and fell behind;
+// on its own thread it uses the second core and the event loop only answers its questions.
+//
+// What stays exact across the thread boundary:
+// - the durability gate: on SQLite the server's group committer publishes, in shared memory, the
+//   number of each batch before its COMMIT and the number its WAL syncs have reached; a claim
+//   that read rows sends them once the syncs pass the number it saw (src/store/write-gate.ts).
+//   The server's event loop is not asked. PostgreSQL commits are durable when they return;
+// - wake after a commit: wake() raises a flag in shared memory the worker waits on (no message:
+//   a wake per create would be thousands a second; raised again before the worker looked, it
+//   counts once, as the dispatcher's own wakes do), and the worker claims on its own connection,
+//   where the commit is already visible;
+// - stop: the worker aborts its sends, gives unsent rows back and records what it finished in its
+//   own last transaction before it answers; a killed process leaves leases that run out, as before;
+// - /metrics: the worker publishes its counters in shared memory, read without a round trip;
+// - logs: every line goes back to the server's logger (src/log.ts), at the levels it writes.
+// Should the thread fail to start or die, the dispatcher runs on the event loop instead (rows the
+// dead thread held come back when their leases run out).
+import type { Config } from '../config.types';
+import type { LogLevel } from '../log';
+import type { Dispatcher, DispatcherLog, DispatcherStats } from './dispatcher';
+
+export type ToDispatchWorker =
+  | { type: 'init'; db: string; gate: SharedArrayBuffer | null; config: Config; levels: LogLevel[]; stats: SharedArrayBuffer; wake: SharedArrayBuffer }
+  | { type: 'start' }
+  | { type: 'stop' };
+
+export type FromDispatchWorker =
+  | { type: 'ready' }
+  | { type: 'failed'; error: string }
+  | { type: 'stopped' }
+  | { type: 'log'; level: LogLevel; msg: string; fields?: Record<string, unknown> };
+
+export interface DispatcherThreadOptions {
+  /** The database the server has opened (and migrated): a SQLite file or a postgres:// URL. */
+  db: string;
+  config: Config;
+  /** SQLite: the server's write gate (SqliteStore.writeGate.buffer); null on PostgreSQL. */
+  gate: SharedArrayBuffer | null;
+  log: DispatcherLog;
+  /** The levels `log` writes (the worker posts no others). */
+  levels: LogLevel[];
+  /** The dispatcher to run on the event loop instead, should the thread fail. */
+  fallback: () => Dispatcher;
+}
+
+/** Longest wait for the worker's own stop (its sends are aborted: it takes one transaction). */
+const STOP_TIMEOUT_MS = 10_000;
+
+/**
+ * The worker's entry point. In the compiled executable every module is bundled into the one
+ * file (import.meta.url is the executable's) and the worker is a second entry point of the build
+ * (scripts/build.ts), stored under the build's root, src/.
+ */
+function workerEntry(): string {
+  if (import.meta.url.includes('/$bunfs/')) return '/$bunfs/root/webhooks/dispatch-worker.ts';
+  return new URL('./dispatch-worker.ts', import.meta.url).href;
+}
+
+export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
+  const shared = new SharedArrayBuffer(4 * BigInt64Array.BYTES_PER_ELEMENT);
+  const counters = new BigInt64Array(shared);
+  const wakeFlag = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  const worker = new Worker(workerEntry());
+  // The process ends when its work is done; stop() ends the worker first.
+  (worker as Worker & { unref(): void }).unref();
+  let alive = true;
+  let started = false;
+  let stopping = false;
+  let inline: Dispatcher | null = null;
+  let stopped: (() => void) | null = null;
+  const send = (m: ToDispatchWorker) => worker.postMessage(m);
+
+  function fail(why: string): void {
+    if (!alive) return;
+    alive = false;
+    worker.terminate();
+    stopped?.();
+    if (stopping) return;
+    o.log('error', 'webhook dispatcher thread failed; dispatching on the event loop', { error: why });
+    inline = o.fallback();
+    if (started) inline.start();
+  }
+
+  worker.onmessage = (e: MessageEvent<FromDispatchWorker>) => {
+    const m = e.data;
+    switch (m.type) {
+      case 'log':
+        o.log(m.level, m.msg, m.fields);
+        return;
+      case 'failed':
+        fail(m.error);
+        return;
+      case 'stopped':
+        stopped?.();
+        return;
+      case 'ready':
+        return;
+    }
+  };
+  worker.onerror = (e) => fail(e.message);
+  worker.addEventListener('close', () => fail('the worker exited'));
+  send({ type: 'init', db: o.db, gate: o.gate, config: o.config, levels: o.levels, stats: shared, wake: wakeFlag.buffer as SharedArrayBuffer });
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      if (inline) inline.start();
+      else send({ type: 'start' });
+    },
+    wake() {
+      if (inline) inline.wake();
+      else if (Atomics.compareExchange(wakeFlag, 0, 0, 1) === 0) Atomics.notify(wakeFlag, 0);
+    },
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      if (alive) {
+        const done = new Promise<void>((resolve) => (stopped = resolve));
+        send({ type: 'stop' });
+        const guard = setTimeout(() => fail('no answer to stop'), STOP_TIMEOUT_MS);
+        await done;
+        clearTimeout(guard);
+        alive = false;
+        worker.terminate();
+      }
+      await inline?.stop();
+    },
+    stats(): DispatcherStats {
+      if (inline) return inline.stats();
+      return {
+        inFlight: Number(Atomics.load(counters, 0)),
+        attempts: Number(Atomics.load(counters, 1)),
+        delivered: Number(Atomics.load(counters, 2)),
+        failed: Number(Atomics.load(counters, 3)),
+      };
+    },
+  };
+}
