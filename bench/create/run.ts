@@ -2,7 +2,7 @@
 // hello-world server measured in the same run. The load generator is a separate process (wrk if
 // installed, else bench/create/load.ts) so it does not share the server's event loop.
 // Usage: bun bench/create/run.ts [--write]   (--write records the run in bench/RESULTS.md)
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from 'bun:sqlite';
@@ -35,6 +35,8 @@ const BODY = JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '12.
 interface LoadResult {
   /** CPU time (user + system) of this process, which hosts the server, during the run. */
   server_cpu_us?: number;
+  /** The same for its main thread alone (the event loop; the rest: WAL syncs, checkpoints, the dispatcher's thread). */
+  main_cpu_us?: number;
   requests: number;
   duration_us: number;
   ok: number;
@@ -55,6 +57,17 @@ interface Target {
   expect: number;
 }
 
+/** CPU time of this process's main thread (tid = pid) in µs, from /proc (clock ticks of 10 ms); NaN elsewhere. */
+function mainThreadCpuUs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 async function load(t: Target, seconds: number): Promise<LoadResult> {
   let cmd: string[];
   let childEnv: Record<string, string | undefined> = { ...process.env };
@@ -67,6 +80,7 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
     cmd = [process.execPath, join(HERE, 'load.ts'), JSON.stringify(spec)];
   }
   const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpuUs();
   const proc = Bun.spawn(cmd, { env: childEnv, stdout: 'pipe', stderr: 'pipe' });
   // The load generator stops by itself after `seconds`; this is only a guard against a hang.
   const guard = setTimeout(() => proc.kill('SIGKILL'), (seconds + 30) * 1000);
@@ -75,13 +89,19 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
   const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
   if (code !== 0 || !line) throw new Error(`load generator failed (exit ${code}):\n${out}\n${err}`);
   const cpu = process.cpuUsage(cpu0);
-  return { ...(JSON.parse(line.slice('BENCH_JSON '.length)) as LoadResult), server_cpu_us: cpu.user + cpu.system };
+  return { ...(JSON.parse(line.slice('BENCH_JSON '.length)) as LoadResult), server_cpu_us: cpu.user + cpu.system, main_cpu_us: mainThreadCpuUs() - main0 };
 }
+
+const optional = ['payforge_commit_gate_waits_total', 'payforge_commit_gate_wait_seconds_total'];
 
 async function metric(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const m = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
-  if (!m) throw new Error(`metric ${name} missing`);
+  const m = new RegExp(`^${name} ([\\d.e+-]+)`, 'm').exec(text);
+  if (!m) {
+    // Absent on a server without it (an older tree in an A/B run): 0.
+    if (optional.includes(name)) return 0;
+    throw new Error(`metric ${name} missing`);
+  }
   return Number(m[1]);
 }
 
@@ -106,7 +126,7 @@ async function runBaseline(): Promise<LoadResult> {
 // --- PayForge: the real server on a temp database ----------------------------------------------
 // As a user runs it: a webhook endpoint is configured, so every create also queues its
 // intent.created delivery and the dispatcher sends it (to a receiver in its own process).
-async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: number; syncs: number; rows: number; created201: number; delivered: number; bytesPerIntent: number }> {
+async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: number; syncs: number; gateWaits: number; gateWaitMs: number; rows: number; created201: number; delivered: number; bytesPerIntent: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'payforge-bench-'));
   const db = join(dir, 'payforge.db');
   const base = structuredClone(DEFAULT_CONFIG);
@@ -130,10 +150,14 @@ async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: 
     const b0 = await metric(server.url, 'payforge_commit_batches_total');
     const w0 = await metric(server.url, 'payforge_commit_writes_total');
     const s0 = await metric(server.url, 'payforge_commit_syncs_total');
+    const g0 = await metric(server.url, 'payforge_commit_gate_waits_total');
+    const gs0 = await metric(server.url, 'payforge_commit_gate_wait_seconds_total');
     const r = await load(t, SECONDS);
     const b1 = await metric(server.url, 'payforge_commit_batches_total');
     const w1 = await metric(server.url, 'payforge_commit_writes_total');
     const s1 = await metric(server.url, 'payforge_commit_syncs_total');
+    const g1 = await metric(server.url, 'payforge_commit_gate_waits_total');
+    const gs1 = await metric(server.url, 'payforge_commit_gate_wait_seconds_total');
     side.close();
     await server.stop();
     // Every 201 must be a committed row: count them through a fresh connection after shutdown.
@@ -145,7 +169,7 @@ async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: 
     const { page_count: pages } = check.query('PRAGMA page_count').get() as { page_count: number };
     const { page_size: pageSize } = check.query('PRAGMA page_size').get() as { page_size: number };
     check.close();
-    return { r, batches: b1 - b0, writes: w1 - w0, syncs: s1 - s0, rows, created201: warm.ok + r.ok, delivered, bytesPerIntent: (pages * pageSize) / Math.max(1, rows) };
+    return { r, batches: b1 - b0, writes: w1 - w0, syncs: s1 - s0, gateWaits: g1 - g0, gateWaitMs: (gs1 - gs0) * 1000, rows, created201: warm.ok + r.ok, delivered, bytesPerIntent: (pages * pageSize) / Math.max(1, rows) };
   } finally {
     await server.stop().catch(() => {});
     receiver.kill('SIGTERM');
@@ -173,12 +197,14 @@ const md = [
   `PayForge / baseline: **${((pfRps / baseRps) * 100).toFixed(1)} %**. ` +
     `Commits: ${(pf.batches / (pf.r.duration_us / 1e6)).toFixed(0)}/s for ${(pf.writes / (pf.r.duration_us / 1e6)).toFixed(0)} writes/s ` +
     `(mean group-commit batch ${(pf.writes / Math.max(1, pf.batches)).toFixed(1)}), made durable by ${(pf.syncs / (pf.r.duration_us / 1e6)).toFixed(0)} WAL fdatasyncs/s off the event loop. ` +
+    `Batches that waited for the dispatcher thread's transaction before BEGIN: ${pf.gateWaits} of ${pf.batches}, ${pf.gateWaitMs.toFixed(0)} ms in all (${(pf.gateWaitMs / Math.max(1, pf.gateWaits)).toFixed(2)} ms each). ` +
+    `Server main thread (event loop): ${((pf.r.main_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs CPU per create (${(((pf.r.main_cpu_us ?? 0) / Math.max(1, pf.r.server_cpu_us ?? 1)) * 100).toFixed(0)} % of the process's). ` +
     `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.delivered}. ` +
     `Database after a TRUNCATE checkpoint: ${pf.bytesPerIntent.toFixed(0)} bytes per created intent (row and indexes, its event and delivery).`,
 ].join('\n');
 
 console.log(md);
-console.log(`\nBENCH_RESULT ${JSON.stringify({ date, loadgen: LOADGEN, baseline: base, payforge: pf.r, ratio: pfRps / baseRps, batches: pf.batches, writes: pf.writes })}`);
+console.log(`\nBENCH_RESULT ${JSON.stringify({ date, loadgen: LOADGEN, baseline: base, payforge: pf.r, ratio: pfRps / baseRps, batches: pf.batches, writes: pf.writes, created: pf.created201, delivered: pf.delivered })}`);
 
 const failures: string[] = [];
 if (errors(base) > 0) failures.push(`baseline errors: ${errors(base)} (${base.sample})`);
