@@ -130,6 +130,9 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
   };
 
   const follow = (row: StoredIntent) => {
+    // No transaction, nothing to watch (both cases below need one): a new intent's snapshot is
+    // not parsed after every create.
+    if (row.txSignature === null) return unfollow(row.id);
     const stage = watchStageOf(row);
     const cur = followed.get(row.id);
     if (stage !== null && row.txSignature !== null) {

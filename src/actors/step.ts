@@ -63,16 +63,17 @@ export function snapshotOf(row: Pick<StoredIntent, 'id' | 'chain' | 'snapshot' |
  * prefix: nothing to escape). test/actors/step.test.ts holds it equal to a fresh actor's.
  */
 export function initialSnapshotJson(id: string, chain: string): string {
-  return initialTemplate(familyOf(chain)).split(PLACEHOLDER).join(id);
+  return initialTemplate(familyOf(chain)).join(id);
 }
 
 const PLACEHOLDER = 'pi_0template0placeholder0';
-const templates = new Map<'solana' | 'evm', string>();
-function initialTemplate(family: 'solana' | 'evm'): string {
+// The template already cut at its placeholder: a create only joins the pieces around its id.
+const templates = new Map<'solana' | 'evm', string[]>();
+function initialTemplate(family: 'solana' | 'evm'): string[] {
   let t = templates.get(family);
   if (t === undefined) {
     const snapshot = createActor(intentMachine, { id: PLACEHOLDER, input: { intentId: PLACEHOLDER, family } }).getSnapshot();
-    t = JSON.stringify(intentMachine.getPersistedSnapshot(snapshot));
+    t = JSON.stringify(intentMachine.getPersistedSnapshot(snapshot)).split(PLACEHOLDER);
     templates.set(family, t);
   }
   return t;

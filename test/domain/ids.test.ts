@@ -2,6 +2,7 @@
 // account and key ids stay fully random.
 import { describe, expect, it } from 'vitest';
 import { base62Time, newId, randomBase62 } from '../../src/domain/ids';
+import { newPayToken } from '../../src/domain/pay-url';
 
 describe('ids', () => {
   it('pi_, evt_, whd_ ids keep their shape and sort by creation time', () => {
@@ -16,6 +17,17 @@ describe('ids', () => {
     const t = Date.now();
     const seen = new Set(Array.from({ length: 10_000 }, () => newId('pi', 24, t).slice(11)));
     expect(seen.size).toBe(10_000);
+  });
+
+  it('pay tokens keep the contract shape, lead with the clock and differ in 24 random characters', () => {
+    const t0 = Date.UTC(2026, 10, 23);
+    const tokens = [0, 1, 60_000, 86_400_000].map((d) => newPayToken(t0 + d));
+    for (const t of tokens) expect(t).toMatch(/^pt_[0-9A-Za-z]{32}$/);
+    expect([...tokens].sort()).toEqual(tokens);
+    expect(tokens[0]!.slice(3, 11)).toBe(base62Time(t0));
+    const seen = new Set(Array.from({ length: 10_000 }, () => newPayToken(t0).slice(11)));
+    expect(seen.size).toBe(10_000);
+    for (const t of seen) expect(t).toMatch(/^[0-9A-Za-z]{24}$/);
   });
 
   it('account and key ids lead with no clock', () => {
