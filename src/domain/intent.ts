@@ -135,10 +135,30 @@ export interface PaymentIntentWire {
   payUrl: string | null;
 }
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+// The last instant formatted: a new intent's createdAt, updatedAt and its event's createdAt are one.
+let lastMs = Number.NaN;
+let lastIso = '';
+export function iso(ms: number): string {
+  if (ms === lastMs) return lastIso;
+  lastIso = new Date(ms).toISOString();
+  lastMs = ms;
+  return lastIso;
+}
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
+// The last record rendered and its wire: a write renders its intent for the event's payload and
+// again for the response (records are never changed in place: every move makes a new object).
+let lastRecord: IntentRecord | null = null;
+let lastWire: PaymentIntentWire | null = null;
+
 export function toWire(r: IntentRecord): PaymentIntentWire {
+  if (r === lastRecord) return lastWire!;
+  lastWire = render(r);
+  lastRecord = r;
+  return lastWire;
+}
+
+function render(r: IntentRecord): PaymentIntentWire {
   return {
     id: r.id,
     chain: r.chain,
