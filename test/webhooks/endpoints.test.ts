@@ -4,7 +4,8 @@ import { rotateSecret } from '../../src/webhooks/rotate-secret';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
 import { classifyAddress, type Lookup } from '../../src/webhooks/url-policy';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { accountIn, neutralDb, type NeutralDb, testConfig, services } from './factory';
+import { testConfig, services } from './factory';
+import { accountIn, neutralDb, type NeutralDb } from './neutral-db';
 import { refusal } from '../support/errors';
 import { withRawSql } from '../support/raw-sql';
 

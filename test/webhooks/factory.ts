@@ -8,12 +8,11 @@ import { newId } from '../../src/domain/ids';
 import type { EventEnvelope, EventType, Mode, PaymentIntentWire } from '../../src/domain/intent';
 import { openDb, type Db } from '../../src/store/db';
 import { createRepos } from '../../src/store/repos';
-import type { StoreRepos } from '../../src/store/store';
-import { adminStore, freshTestDatabase } from '../support/test-store';
 import { createDispatchStore } from '../../src/store/webhook-dispatch';
 import type { DispatcherDeps } from '../../src/webhooks/dispatcher';
 import { webhookServices, type WebhookServices } from '../../src/webhooks/services';
 import { newSecret } from '../../src/webhooks/sign';
+import type { NeutralDb } from './neutral-db';
 
 export function tempDb(): Db & { dispose(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'pf-webhooks-'));
@@ -32,30 +31,6 @@ export function testConfig(webhooks: Partial<Config['webhooks']> = {}): Config {
 export function dispatchDeps(db: Db, config: Config): DispatcherDeps {
   return { dispatch: createDispatchStore(db), durable: () => db.durable(), config };
 }
-
-/** A fresh database of the store under test (PAYFORGE_TEST_STORE), reached through its Store. */
-export interface NeutralDb {
-  /** The database's `db` (a SQLite path or a postgres:// URL), for raw SQL (test/support/raw-sql.ts). */
-  db: string;
-  repos: StoreRepos;
-  dispose(): Promise<void>;
-}
-
-export async function neutralDb(): Promise<NeutralDb> {
-  const fresh = await freshTestDatabase();
-  const store = await adminStore(fresh.db);
-  return {
-    db: fresh.db,
-    repos: store.repos,
-    dispose: async () => {
-      await store.close();
-      fresh.dispose();
-    },
-  };
-}
-
-/** An account on a NeutralDb (either store). */
-export const accountIn = async (db: NeutralDb, plan: 'free' | 'pro' = 'pro'): Promise<string> => (await db.repos.accounts.create({ name: 'test', plan })).id;
 
 /** What the webhook verbs are handed, on this database; `extra` pins the clock or the DNS. */
 export function services(db: Db | NeutralDb, config: Config = testConfig(), extra: Pick<WebhookServices, 'now' | 'lookup'> = {}): WebhookServices {

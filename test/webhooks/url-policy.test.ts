@@ -8,7 +8,8 @@ import { sendDelivery } from '../../src/webhooks/send';
 import { classifyAddress, type Lookup } from '../../src/webhooks/url-policy';
 import type { Mode } from '../../src/domain/intent';
 import { refusal } from '../support/errors';
-import { accountIn, neutralDb, type NeutralDb, testConfig, services } from './factory';
+import { testConfig, services } from './factory';
+import { accountIn, neutralDb, type NeutralDb } from './neutral-db';
 
 let db: NeutralDb;
 let acct: string;
