@@ -43,7 +43,10 @@ export function claimFairly<R>(store: ClaimStatements<R>, a: ClaimArgs): R[] {
     // oldest rows: reading 4x the free slots (hundreds of rows) to fill one URL's few slots
     // was most of the dispatcher's time with one busy receiver.
     const want = a.deep ? Math.max(64, (a.limit - seqs.length) * 4) : 64;
-    const rows = store.dueCandidates(a.now, full(), want, a.deep ? (a.since ?? 0) : 0);
+    // Only a deep look skips the full URLs inside the index read: that filter walks every due row
+    // of theirs to reach the next one (the whole backlog when one URL is full). A shallow look
+    // stays a window of the oldest rows and passes over a full URL's rows in it here.
+    const rows = store.dueCandidates(a.now, a.deep ? full() : [], want, a.deep ? (a.since ?? 0) : 0);
     for (const r of rows) {
       if (seqs.length >= a.limit) break;
       const n = taken.get(r.url) ?? 0;

@@ -76,10 +76,22 @@ export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
   const headers: Record<string, string> = route.host === undefined ? input.headers : { ...input.headers, Host: route.host };
   const tls = route.tls;
 
-  const timeout = AbortSignal.timeout(input.timeoutMs);
-  const signal = input.signal ? AbortSignal.any([timeout, input.signal]) : timeout;
+  // One controller per attempt, aborted by its own timer (cleared when the attempt ends) or by the
+  // dispatcher stopping. Not AbortSignal.timeout + AbortSignal.any: that timer stays armed for the
+  // whole timeoutMs after the attempt ended (tens of thousands of them at thousands of sends/s),
+  // and each any() hangs one more dependent signal on the dispatcher's long-lived one.
+  const ctrl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctrl.abort();
+  }, input.timeoutMs);
+  const stop = input.signal;
+  const onStop = () => ctrl.abort();
+  if (stop?.aborted) ctrl.abort();
+  else stop?.addEventListener('abort', onStop);
   try {
-    const res = await input.fetch(route.href, { method: 'POST', body: input.body, headers, redirect: 'manual', signal, ...(tls ? { tls } : {}) });
+    const res = await input.fetch(route.href, { method: 'POST', body: input.body, headers, redirect: 'manual', signal: ctrl.signal, ...(tls ? { tls } : {}) });
     const text = await readBounded(res);
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, error: null };
     const why =
@@ -88,9 +100,12 @@ export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
         : `HTTP ${res.status}${text ? `: ${text}` : ''}`;
     return { ok: false, status: res.status, error: why };
   } catch (e) {
-    if (input.signal?.aborted) return { ok: false, status: null, error: 'aborted: dispatcher stopping', aborted: true };
-    if (timeout.aborted) return { ok: false, status: null, error: `timeout after ${input.timeoutMs} ms` };
+    if (stop?.aborted) return { ok: false, status: null, error: 'aborted: dispatcher stopping', aborted: true };
+    if (timedOut) return { ok: false, status: null, error: `timeout after ${input.timeoutMs} ms` };
     return { ok: false, status: null, error: `request failed: ${(e as Error).message ?? String(e)}` };
+  } finally {
+    clearTimeout(timer);
+    stop?.removeEventListener('abort', onStop);
   }
 }
 

@@ -99,6 +99,17 @@ describe('claim and record', () => {
     expect(deep.map((r) => r.url)).toEqual(Array(3).fill(rx.url('/b')));
   });
 
+  it("a shallow claim with a URL at its limit stays a window of the oldest rows: it does not walk that URL's backlog to the rows behind it", () => {
+    const acct = createAccount(db);
+    const now = Date.now();
+    rows(rx.url('/a'), 100, acct, now - 5000);
+    rows(rx.url('/b'), 2, acct, now - 4000);
+    const { claim } = createDispatchStore(db);
+    const args = { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 4]]) };
+    expect(claim({ ...args, deep: false })).toEqual([]);
+    expect(claim({ ...args, deep: true }).map((r) => r.url)).toEqual(Array(2).fill(rx.url('/b')));
+  });
+
   it('a deep claim with `since` (a wake) finds rows queued since then past a saturated URL, and leaves the older backlog to the full look', () => {
     const acct = createAccount(db);
     const now = Date.now();

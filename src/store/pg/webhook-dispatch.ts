@@ -66,10 +66,12 @@ export function createPgDispatchStore(q: Pg): PgDispatchStore {
       const held = new Map(a.inFlight);
       const claimed: ClaimedDelivery[] = [];
       // Each round skips the URLs filled so far; a round whose window was not full has seen every
-      // due row of the remaining URLs (the same rounds and window sizes as src/webhooks/claim.ts).
+      // due row of the remaining URLs (the same rounds and window sizes as ../webhook-claim.ts).
       for (let round = 0; round < (a.deep ? 8 : 1) && claimed.length < a.limit; round++) {
         const want = a.deep ? Math.max(64, (a.limit - claimed.length) * 4) : 64;
-        const full = [...held].filter(([, n]) => n >= a.perEndpoint).map(([u]) => u);
+        // Only a deep look skips full URLs inside the index read (that walks all their due rows);
+        // a shallow one stays a window of the oldest rows, whose full URLs' rows the ranking passes over.
+        const full = a.deep ? [...held].filter(([, n]) => n >= a.perEndpoint).map(([u]) => u) : [];
         const got = numbers<ClaimedDelivery & { due: number; scanned: number }>(
           await rows<Row>(q, CLAIM, [
             [...held.keys()], [...held.values()], a.now, a.deep ? (a.since ?? 0) : 0, full, want, a.perEndpoint,

@@ -142,6 +142,16 @@ describe('dispatch claims (PostgreSQL)', () => {
     expect((await store.claim(base(now, { ...saturated, since: 0 }))).map((r) => r.url)).toEqual(Array(2).fill('https://b'));
   });
 
+  it('a shallow claim with a URL at its limit stays a window of the oldest rows: it does not walk that URL\'s backlog to the rows behind it', async () => {
+    const now = 1_000_000;
+    await many('https://a', 100, now - 5000);
+    await many('https://b', 2, now - 4000);
+    const store = createPgDispatchStore(t.sql);
+    const full = { inFlight: new Map([['https://a', 4]]) };
+    expect(await store.claim(base(now, { ...full, deep: false }))).toEqual([]);
+    expect((await store.claim(base(now, { ...full, deep: true }))).map((r) => r.url)).toEqual(Array(2).fill('https://b'));
+  });
+
   it('drops a record whose lease was taken over (fencing); release gives a row back without an attempt', async () => {
     const [id] = await many('https://a', 1, 0);
     const store = createPgDispatchStore(t.sql);
