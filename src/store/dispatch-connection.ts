@@ -65,7 +65,8 @@ export async function openDispatchConnection(db: string, gateBuffer: SharedArray
     claim: (a) => turn(() => inner.claim(a)),
     record: (r) => turn(() => inner.record(r)),
     release: (r) => turn(() => inner.release(r)),
-    recordAndClaim: (records, releases, claim) => turn(() => inner.recordAndClaim(records, releases, claim)),
+    // Nothing to write or claim: no write turn taken (the server's batches would wait for it).
+    recordAndClaim: (records, releases, claim) => (inner.idle(records, releases, claim) ? [] : turn(() => inner.recordAndClaim(records, releases, claim))),
   };
   return {
     dispatch,

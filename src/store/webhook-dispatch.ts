@@ -65,7 +65,12 @@ export interface DispatchStore {
   recordAndClaim(records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: ClaimArgs | null): Awaitable<ClaimedDelivery[]>;
 }
 
-export function createDispatchStore(db: Db): Sync<DispatchStore> {
+export interface SqliteDispatchStore extends Sync<DispatchStore> {
+  /** Whether recordAndClaim with these arguments would write nothing and claim nothing (read only, no transaction). */
+  idle(records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: ClaimArgs | null): boolean;
+}
+
+export function createDispatchStore(db: Db): SqliteDispatchStore {
   const sqlite = db.sqlite;
   // Oldest due first along webhook_deliveries_due (pending rows by next_attempt_at, covering url
   // and lease_until): no sort, and no table read per candidate; leased rows and rows of the
@@ -150,15 +155,29 @@ export function createDispatchStore(db: Db): Sync<DispatchStore> {
     }
   }
 
+  // The same claim as a plain read that leases nothing: whether it would find a row now.
+  const look = { dueCandidates: statements.dueCandidates, lease: (seqs: readonly number[]) => [...seqs] };
+  /**
+   * Nothing to write and nothing the claim would find (a wake or poll while every URL it reaches is
+   * at its limit, or nothing is due): known from a read, without BEGIN IMMEDIATE, whose write lock
+   * the server's batches queue behind. A row due a moment later is found by the next wake or poll,
+   * as if the transaction had run a moment earlier.
+   */
+  const idle = (records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: ClaimArgs | null) =>
+    records.length === 0 && releases.length === 0 && (claim === null || claimFairly(look, claim).length === 0);
+
   return {
+    idle,
     claim: (a) => relaxedTransaction(() => claimFairly(statements, a)),
     record: (records) => (records.length === 0 ? 0 : relaxedTransaction(() => recordRows(records))),
     release: (rows) => void (rows.length > 0 && relaxedTransaction(() => releaseRows(rows))),
     recordAndClaim: (records, releases, claim) =>
-      relaxedTransaction(() => {
-        recordRows(records);
-        releaseRows(releases);
-        return claim ? claimFairly(statements, claim) : [];
-      }),
+      idle(records, releases, claim)
+        ? []
+        : relaxedTransaction(() => {
+            recordRows(records);
+            releaseRows(releases);
+            return claim ? claimFairly(statements, claim) : [];
+          }),
   };
 }

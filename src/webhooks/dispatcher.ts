@@ -234,10 +234,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         { url: row.url, secret: row.secret, previousSecret: row.previousSecret, previousSecretExpiresAt: row.previousSecretExpiresAt },
         sentAt,
       );
-      const headers = {
-        'Content-Type': 'application/json',
-        ...signHeaders({ eventId: row.eventId, body: row.payload, secrets, timestampSeconds: Math.floor(sentAt / 1000) }),
-      };
+      const headers = signHeaders({ eventId: row.eventId, body: row.payload, secrets, timestampSeconds: Math.floor(sentAt / 1000) });
+      headers['Content-Type'] = 'application/json';
       outcome = await sendDelivery({
         url: row.url,
         body: row.payload,

@@ -47,10 +47,9 @@ interface Route {
 const literalRoutes = new Map<string, Route | string>();
 const ROUTE_CACHE_LIMIT = 1_000;
 
-async function routeOf(input: SendInput): Promise<Route | string> {
-  const key = `${input.policy.mode} ${input.policy.allowPrivateUrls} ${input.url}`;
-  const known = literalRoutes.get(key);
-  if (known !== undefined) return known;
+const routeKey = (input: SendInput) => `${input.policy.mode} ${input.policy.allowPrivateUrls} ${input.url}`;
+
+async function routeOf(input: SendInput, key: string): Promise<Route | string> {
   const url = checkUrlShape(input.url, input.policy);
   if (typeof url === 'string') return `refused: ${url}`;
   const addresses = await resolveAllowed(url, input.policy, input.lookup);
@@ -71,7 +70,9 @@ async function routeOf(input: SendInput): Promise<Route | string> {
 }
 
 export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
-  const route = await routeOf(input);
+  // A known literal route without a turn through a promise (one per send otherwise).
+  const key = routeKey(input);
+  const route = literalRoutes.get(key) ?? (await routeOf(input, key));
   if (typeof route === 'string') return { ok: false, status: null, error: route };
   const headers: Record<string, string> = route.host === undefined ? input.headers : { ...input.headers, Host: route.host };
   const tls = route.tls;
@@ -112,10 +113,11 @@ export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
 /** Drain at most a few KiB of the body: frees the connection for keep-alive without letting a
  *  receiver stream an endless body at us; returns the start of it for lastError. */
 async function readBounded(res: Response): Promise<string> {
-  if (!res.body) return '';
-  // A declared small body (the usual "ok"): read it in one go instead of chunk by chunk.
+  // A declared small body (the usual "ok"): read it in one go, before touching `res.body`, which
+  // makes Bun build a ReadableStream for it (a stream per send, and text() then reads through it).
   const declared = Number(res.headers.get('content-length') ?? NaN);
   if (declared >= 0 && declared <= 4096) return (await res.text()).slice(0, ERROR_BODY_CHARS);
+  if (!res.body) return '';
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -1,4 +1,5 @@
 // Pure and SQL-level pieces of the dispatcher: backoff bounds, the fair claim, the lease fence.
+import { Database } from 'bun:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.types';
 import { MAX_SPAN_MS, nextAttemptAt } from '../../src/webhooks/backoff';
@@ -120,6 +121,31 @@ describe('claim and record', () => {
     const args = { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 4, inFlight: new Map([[rx.url('/a'), 4]]), deep: true };
     expect(claim({ ...args, since: now - 100 }).map((r) => r.url)).toEqual(Array(2).fill(rx.url('/c')));
     expect(claim({ ...args, since: 0 }).map((r) => r.url)).toEqual(Array(2).fill(rx.url('/b')));
+  });
+
+  it('with nothing to record and nothing its claim would find, takes no write lock (a read answers); with a row to claim it does', () => {
+    const acct = createAccount(db);
+    const now = Date.now();
+    rows(rx.url('/a'), 3, acct, now - 1000);
+    rows(rx.url('/b'), 1, acct, now + 60_000); // not due yet
+    const store = createDispatchStore(db);
+    // Another connection holds the write lock (as a server batch would); ours fails at once instead of waiting.
+    const other = new Database(db.sqlite.filename);
+    other.exec('BEGIN IMMEDIATE');
+    db.sqlite.exec('PRAGMA busy_timeout = 0');
+    try {
+      const full = { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 3, inFlight: new Map([[rx.url('/a'), 3]]), deep: true };
+      expect(store.idle([], [], full)).toBe(true);
+      expect(store.recordAndClaim([], [], full)).toEqual([]);
+      expect(store.recordAndClaim([], [], null)).toEqual([]);
+      const free = { ...full, inFlight: new Map([[rx.url('/a'), 2]]) };
+      expect(store.idle([], [], free)).toBe(false);
+      expect(() => store.recordAndClaim([], [], free)).toThrow(/locked|busy/i);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(store.recordAndClaim([], [], { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 3, inFlight: new Map([[rx.url('/a'), 2]]), deep: false })).toHaveLength(1);
   });
 
   it("drops a record whose lease was taken over (fencing), so attempts are not double counted", () => {
