@@ -1,7 +1,8 @@
 // The webhook dispatcher on a thread of its own (a Bun Worker running dispatch-worker.ts), seen
 // from the server as the same Dispatcher: start, wake, stop, stats. Under create load the
 // dispatcher's transactions, signing and sends took a sixth of the event loop and fell behind;
-// on its own thread it uses the second core and the event loop only answers its questions.
+// on its own thread it uses the second core, and the event loop only raises its wake flag and
+// writes the log lines it posts back.
 //
 // What stays exact across the thread boundary:
 // - the durability gate: on SQLite the server's group committer publishes, in shared memory, the
