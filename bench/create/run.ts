@@ -15,6 +15,7 @@ import { firstLine } from '../support/child';
 import { env } from '../support/env';
 import { machine } from '../support/machine';
 import { writeResults } from '../support/results-md';
+import { startTimeline, type TimelineSummary } from '../support/timeline';
 import { createRepos } from '../../src/store/repos';
 import { webhookServices } from '../../src/webhooks/services';
 
@@ -126,7 +127,7 @@ async function runBaseline(): Promise<LoadResult> {
 // --- PayForge: the real server on a temp database ----------------------------------------------
 // As a user runs it: a webhook endpoint is configured, so every create also queues its
 // intent.created delivery and the dispatcher sends it (to a receiver in its own process).
-async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: number; syncs: number; gateWaits: number; gateWaitMs: number; rows: number; created201: number; delivered: number; bytesPerIntent: number }> {
+async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary; batches: number; writes: number; syncs: number; gateWaits: number; gateWaitMs: number; rows: number; created201: number; delivered: number; bytesPerIntent: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'payforge-bench-'));
   const db = join(dir, 'payforge.db');
   const base = structuredClone(DEFAULT_CONFIG);
@@ -152,7 +153,10 @@ async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: 
     const s0 = await metric(server.url, 'payforge_commit_syncs_total');
     const g0 = await metric(server.url, 'payforge_commit_gate_waits_total');
     const gs0 = await metric(server.url, 'payforge_commit_gate_wait_seconds_total');
+    // The server shares this process: its event loop's lag and its own spans, over the run.
+    const tl = startTimeline();
     const r = await load(t, SECONDS);
+    const timeline = tl.stop();
     const b1 = await metric(server.url, 'payforge_commit_batches_total');
     const w1 = await metric(server.url, 'payforge_commit_writes_total');
     const s1 = await metric(server.url, 'payforge_commit_syncs_total');
@@ -169,7 +173,7 @@ async function runPayForge(): Promise<{ r: LoadResult; batches: number; writes: 
     const { page_count: pages } = check.query('PRAGMA page_count').get() as { page_count: number };
     const { page_size: pageSize } = check.query('PRAGMA page_size').get() as { page_size: number };
     check.close();
-    return { r, batches: b1 - b0, writes: w1 - w0, syncs: s1 - s0, gateWaits: g1 - g0, gateWaitMs: (gs1 - gs0) * 1000, rows, created201: warm.ok + r.ok, delivered, bytesPerIntent: (pages * pageSize) / Math.max(1, rows) };
+    return { r, timeline, batches: b1 - b0, writes: w1 - w0, syncs: s1 - s0, gateWaits: g1 - g0, gateWaitMs: (gs1 - gs0) * 1000, rows, created201: warm.ok + r.ok, delivered, bytesPerIntent: (pages * pageSize) / Math.max(1, rows) };
   } finally {
     await server.stop().catch(() => {});
     receiver.kill('SIGTERM');
@@ -201,10 +205,13 @@ const md = [
     `Server main thread (event loop): ${((pf.r.main_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs CPU per create (${(((pf.r.main_cpu_us ?? 0) / Math.max(1, pf.r.server_cpu_us ?? 1)) * 100).toFixed(0)} % of the process's). ` +
     `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.delivered}. ` +
     `Database after a TRUNCATE checkpoint: ${pf.bytesPerIntent.toFixed(0)} bytes per created intent (row and indexes, its event and delivery).`,
+  '',
+  `What held the server back during the run: ${pf.timeline.line}.`,
+  `Longest stalls: ${pf.timeline.worst.join('; ') || 'none ≥ 5 ms'}.`,
 ].join('\n');
 
 console.log(md);
-console.log(`\nBENCH_RESULT ${JSON.stringify({ date, loadgen: LOADGEN, baseline: base, payforge: pf.r, ratio: pfRps / baseRps, batches: pf.batches, writes: pf.writes, created: pf.created201, delivered: pf.delivered })}`);
+console.log(`\nBENCH_RESULT ${JSON.stringify({ date, loadgen: LOADGEN, baseline: base, payforge: pf.r, timeline: pf.timeline, ratio: pfRps / baseRps, batches: pf.batches, writes: pf.writes, created: pf.created201, delivered: pf.delivered })}`);
 
 const failures: string[] = [];
 if (errors(base) > 0) failures.push(`baseline errors: ${errors(base)} (${base.sample})`);

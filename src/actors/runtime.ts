@@ -9,6 +9,7 @@ import type { InspectionEvent } from 'xstate';
 import { newId } from '../domain/ids';
 import { iso, toWire, type EventEnvelope, type EventType, type IntentState, type Mode } from '../domain/intent';
 import type { Log } from '../log';
+import { span, traceStart } from '../trace';
 import type { Awaitable } from '../store/awaitable';
 import type { IntentRepo, LiveHead, StoredIntent } from '../store/intents';
 import type { Store, StoreRepos } from '../store/store';
@@ -279,6 +280,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       // what they return for its intent, and wins (a stale `pending` copy would otherwise re-watch
       // a closed intent and the next scan drop its watch, or unwatch one submitted meanwhile).
       const start = handovers;
+      const t0 = traceStart();
       const newer = (id: string) => (handedAt.get(id) ?? 0) > start;
       const heads = (await deps.intents.listLiveHeads()).filter((h) => owns(h.id));
       const ids = new Set<string>();
@@ -302,6 +304,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       deps.onCommitted?.(watched.filter((r) => !newer(r.id)), true, heads, newer);
       // Handovers this scan has seen (or that predate it) need no remembering any more.
       for (const [id, at] of handedAt) if (at <= start) handedAt.delete(id);
+      span('resync', t0, heads.length);
       return heads.length;
     },
     async rehydrateLive() {

@@ -11,6 +11,7 @@
 // (only the frames since the previous one: a few ms), which then completes, and the next commit
 // starts the WAL over. Requests keep being served meanwhile; only their commits wait.
 import type { Database } from 'bun:sqlite';
+import { span, traceStart } from '../trace';
 import type { GroupCommitter } from './group-commit';
 
 // Inline source (a Blob URL): the compiled single-file binary needs no worker file beside it.
@@ -107,10 +108,12 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
   }
 
   async function checkpoint(): Promise<Extract<Reply, { type: 'checkpointed' }> | null> {
+    const t0 = traceStart();
     const r = await ask({ type: 'checkpoint' });
     if (r.type === 'error') fail(r.error);
     if (r.type !== 'checkpointed') return null;
     stats.checkpoints++;
+    span('checkpoint.pass', t0, r.log);
     return r;
   }
 
@@ -124,6 +127,7 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
     if (!r || r.log <= maxFrames) return;
     // Hold new batches so the next pass copies the last frames; the next commit restarts the WAL.
     stats.holds++;
+    const held = traceStart();
     o.committer.pause();
     const guard = setTimeout(() => o.committer.resume(), maxPauseMs);
     try {
@@ -132,6 +136,7 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
     } finally {
       clearTimeout(guard);
       o.committer.resume();
+      span('checkpoint.hold', held, r.log);
     }
   }
 

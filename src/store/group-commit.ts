@@ -13,6 +13,7 @@
 // fdatasync of the WAL on another thread returns. Batches committed while a sync is under way
 // share the next one. Without it (tests, :memory:), COMMIT syncs itself (synchronous=FULL).
 import type { Database } from 'bun:sqlite';
+import { span, traceStart } from '../trace';
 import type { WalSync } from './wal-sync';
 import type { WriteGate } from './write-gate';
 
@@ -27,6 +28,8 @@ interface Pending {
   reject: (e: unknown) => void;
   /** Called when the whole batch failed to commit after fn succeeded (undo in-memory effects). */
   onAbort?: () => void;
+  /** traceStart() when queued (0 untraced). */
+  queuedAt: number;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -102,7 +105,7 @@ export function createGroupCommitter(
   let syncedSeq = 0;
   let syncing = false;
   let syncError: unknown = null;
-  let unsynced: Array<{ seq: number; batch: Pending[]; results: Outcome[] }> = [];
+  let unsynced: Array<{ seq: number; batch: Pending[]; results: Outcome[]; committedAt: number }> = [];
   let waiters: Array<{ seq: number; resolve: () => void; reject: (e: unknown) => void }> = [];
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
@@ -200,6 +203,7 @@ export function createGroupCommitter(
 
   async function runGated(batch: Pending[]): Promise<void> {
     const results: Outcome[] = [];
+    const t0 = traceStart();
     try {
       begin.run();
     } catch (error) {
@@ -236,11 +240,12 @@ export function createGroupCommitter(
     }
     batches++;
     writes += batch.length;
+    span('commit.batch', t0, batch.length);
     if (!walSync) {
       settle(batch, results, null);
       return;
     }
-    unsynced.push({ seq: ++committedSeq, batch, results });
+    unsynced.push({ seq: ++committedSeq, batch, results, committedAt: traceStart() });
     startSync();
   }
 
@@ -266,7 +271,11 @@ export function createGroupCommitter(
         gate?.synced(target);
         const done = unsynced.filter((u) => u.seq <= target);
         unsynced = unsynced.filter((u) => u.seq > target);
-        for (const u of done) settle(u.batch, u.results, null);
+        for (const u of done) {
+          settle(u.batch, u.results, null);
+          span('commit.durable', u.committedAt, u.batch.length);
+          span('commit.wait', u.batch[0]!.queuedAt, u.batch.length);
+        }
         const ready = waiters.filter((w) => w.seq <= target);
         waiters = waiters.filter((w) => w.seq > target);
         for (const w of ready) w.resolve();
@@ -299,7 +308,7 @@ export function createGroupCommitter(
   const committer: GroupCommitter = {
     write<T>(fn: () => T | Promise<T>, onAbort?: () => void, onEnd?: () => void): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, onAbort, onEnd });
+        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, onAbort, onEnd, queuedAt: traceStart() });
         schedule();
       });
     },
