@@ -4,6 +4,7 @@
 // summary names the longest stalls and what overlapped each, so a latency tail has a cause on
 // the page. GC is not observable from here: a stall no span overlaps is "other" (GC, HTTP, the
 // dispatcher's own transactions).
+import { writeFileSync } from 'node:fs';
 import { setTraceSink, type Span, type SpanKind } from '../../src/trace';
 import { pct } from './stats';
 
@@ -20,7 +21,8 @@ export interface Timeline {
 export interface TimelineSummary {
   lag: { p50: number; p99: number; max: number; over10: number; over50: number };
   holds: { n: number; p50: number; max: number };
-  passes: { n: number; max: number };
+  /** restarts: passes that found a smaller WAL than the one before (it started over in between). */
+  passes: { n: number; max: number; restarts: number };
   resyncs: { n: number; max: number; heads: number };
   batches: { n: number; meanWrites: number; maxWrites: number; p99Ms: number; maxMs: number };
   durable: { p50: number; p99: number; max: number };
@@ -52,6 +54,12 @@ export function startTimeline(everyMs = 5): Timeline {
     stop() {
       clearInterval(timer);
       setTraceSink(null);
+      // Every span and stall, for a closer look (times in ms from the start).
+      const out = process.env.BENCH_TIMELINE_OUT;
+      if (out) {
+        const rel = <T extends { start?: number; at?: number }>(x: T) => ({ ...x, ...(x.start ? { start: x.start - t0 } : {}), ...(x.at ? { at: x.at - t0 } : {}) });
+        writeFileSync(out, JSON.stringify({ spans: spans.map(rel), stalls: stalls.map(rel) }));
+      }
       const of = (k: SpanKind) => spans.filter((s) => s.kind === k);
       const ms = (k: SpanKind) => of(k).map((s) => s.ms);
       const max = (xs: number[]) => (xs.length ? Math.max(...xs) : 0);
@@ -75,7 +83,7 @@ export function startTimeline(everyMs = 5): Timeline {
       const s: Omit<TimelineSummary, 'line'> = {
         lag: { p50: pct(lags, 50), p99: pct(lags, 99), max: max(lags), over10: lags.filter((l) => l >= 10).length, over50: lags.filter((l) => l >= 50).length },
         holds: { n: holds.length, p50: holds.length ? pct(holds, 50) : 0, max: max(holds) },
-        passes: { n: of('checkpoint.pass').length, max: max(ms('checkpoint.pass')) },
+        passes: { n: of('checkpoint.pass').length, max: max(ms('checkpoint.pass')), restarts: of('checkpoint.pass').filter((p, i, a) => i > 0 && p.n < a[i - 1]!.n).length },
         resyncs: { n: resyncs.length, max: max(resyncs.map((r) => r.ms)), heads: max(resyncs.map((r) => r.n)) },
         batches: {
           n: batches.length,
@@ -90,7 +98,7 @@ export function startTimeline(everyMs = 5): Timeline {
       };
       const line =
         `event-loop lag p99 ${f(s.lag.p99)} ms, max ${f(s.lag.max)} ms (${s.lag.over10} samples ≥ 10 ms, ${s.lag.over50} ≥ 50 ms, every ${everyMs} ms); ` +
-        `checkpoint holds ${s.holds.n} (p50 ${f(s.holds.p50)}, longest ${f(s.holds.max)} ms), passes ${s.passes.n} (longest ${f(s.passes.max)} ms); ` +
+        `checkpoint holds ${s.holds.n} (p50 ${f(s.holds.p50)}, longest ${f(s.holds.max)} ms), passes ${s.passes.n} (longest ${f(s.passes.max)} ms), WAL restarts ${s.passes.restarts}; ` +
         `resyncs ${s.resyncs.n} (longest ${f(s.resyncs.max)} ms, ${s.resyncs.heads} live heads); ` +
         `batches ${s.batches.n} (mean ${f(s.batches.meanWrites)}, max ${s.batches.maxWrites} writes; on the loop p99 ${f(s.batches.p99Ms)}, max ${f(s.batches.maxMs)} ms); ` +
         `commit→durable p50 ${f(s.durable.p50)}, p99 ${f(s.durable.p99)}, max ${f(s.durable.max)} ms; oldest write queued→durable p99 ${f(s.wait.p99)}, max ${f(s.wait.max)} ms`;
