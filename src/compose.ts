@@ -141,6 +141,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     holdExpiry: (id, tx) => tx.submissions.hasSending(id),
     log,
     work: liveWork,
+    changedElsewhere: sqliteOf(store)?.changedElsewhere,
   });
   services = {
     config, runtime, intents, idempotency: repos.idempotency, chains, screener,

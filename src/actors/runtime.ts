@@ -48,6 +48,13 @@ export interface RuntimeDeps {
   /** How often the live rows are read again to re-arm deadlines and watches (default 5 s). */
   resyncMs?: number;
   /**
+   * SQLite: false when no other connection has committed since the previous call (the store's
+   * changedElsewhere). The periodic scan then has nothing to learn (every row this process
+   * committed was followed as it committed) and is skipped. Absent (PostgreSQL: other instances
+   * write): every period scans.
+   */
+  changedElsewhere?: () => boolean;
+  /**
    * Live work by lease (issue 12, src/actors/work-leases.ts): deadlines are armed, and rows handed
    * to onCommitted, only for intents of shards this instance holds, and an expiry's write is
    * fenced with its shard's lease. Absent, or null (before the instance joined, at boot): this
@@ -57,6 +64,9 @@ export interface RuntimeDeps {
 }
 
 const EXPIRY_HOLD_MS = 2_000;
+/** Live heads followed per turn of the event loop in a scan (~1-2 ms each: requests go on between). */
+const SCAN_CHUNK = 2_000;
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 /** An expiry whose write failed is tried again this soon (the periodic scan would, later). */
 const EXPIRY_RETRY_MS = 1_000;
 
@@ -282,16 +292,30 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const start = handovers;
       const t0 = traceStart();
       const newer = (id: string) => (handedAt.get(id) ?? 0) > start;
-      const heads = (await deps.intents.listLiveHeads()).filter((h) => owns(h.id));
+      const read = await deps.intents.listLiveHeads();
+      // In chunks, the event loop turning between them (tens of thousands of live intents would
+      // otherwise hold every request for tens of ms). A commit handed over in between is newer
+      // than this scan's copy and wins, as for a commit that lands while the rows are read.
+      let n = 0;
+      const heads: LiveHead[] = [];
       const ids = new Set<string>();
-      for (const h of heads) ids.add(h.id);
-      for (const id of live) {
+      for (const h of read) {
+        if (++n % SCAN_CHUNK === 0) await nextTurn();
+        if (!owns(h.id)) continue;
+        heads.push(h);
+        ids.add(h.id);
+      }
+      for (const id of [...live]) {
+        if (++n % SCAN_CHUNK === 0) await nextTurn();
         if (!ids.has(id) && !newer(id)) {
           live.delete(id);
           deadlines.disarm(id);
         }
       }
-      for (const h of heads) if (!newer(h.id)) follow(h);
+      for (const h of heads) {
+        if (++n % SCAN_CHUNK === 0) await nextTurn();
+        if (!newer(h.id)) follow(h);
+      }
       // The chain watch follows transactions: it gets the whole row of each live intent holding
       // one. A live row without one would only end a watch, which a full sync does anyway for
       // every intent it is not handed.
@@ -308,9 +332,13 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return heads.length;
     },
     async rehydrateLive() {
+      // The first look: what other connections write from now on makes the periodic scan read.
+      deps.changedElsewhere?.();
       const n = await runtime.resync();
       if (!scanTimer) {
         scanTimer = setInterval(() => {
+          // Only this process wrote since the last look: memory already follows every row.
+          if (deps.changedElsewhere?.() === false) return;
           runtime.resync().catch((e) => log('error', 'live intent scan failed', { error: String(e) }));
         }, deps.resyncMs ?? 5_000);
         scanTimer.unref?.();

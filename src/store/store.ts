@@ -2,6 +2,7 @@
 // way to run a transaction, the durability gate, a health check and close. SQLite: one
 // connection, writes group-committed (group-commit.ts), the WAL synced off the event loop and
 // checkpointed on a worker. PostgreSQL: src/store/pg (a pool; each transact one connection).
+import { changedElsewhere } from './changed-elsewhere';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { openDb, type Db } from './db';
 import type { DetectionStates } from './detection';
@@ -66,6 +67,12 @@ export interface SqliteStore extends Store {
    * dispatcher's, src/store/dispatch-connection.ts); null without a WAL sync (:memory:, one-shot).
    */
   writeGate: WriteGate | null;
+  /**
+   * True on the first call and whenever another connection (a CLI command, another process) has
+   * committed since the previous call; false when only this connection wrote (the runtime then
+   * skips its periodic scan: it already follows every row this connection committed).
+   */
+  changedElsewhere(): boolean;
   /**
    * The serve that holds this file's instance lease starts: every claim and work lease held by
    * another owner belongs to a predecessor that is gone (one serve per file), so they are freed
@@ -160,6 +167,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
     },
     commitStats: () => ({ ...committer.stats(), syncs: committer.syncs() }),
     writeGate,
+    changedElsewhere: changedElsewhere(db.sqlite),
     forgetPredecessors(instanceId) {
       forgetClaimsOfOthers(db.sqlite, instanceId);
       expireLeasesOfOthers(db.sqlite, instanceId);
