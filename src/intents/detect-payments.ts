@@ -11,7 +11,8 @@ import type { Tx } from '../actors/runtime';
 import type { WorkLeases } from '../actors/work-leases';
 import type { Detector, DetectionSource } from '../chains/types';
 import { recordFoundTransfer } from './record-found-transfer';
-import { watchedReceivers } from './watched-receivers';
+import { watchedReceivers, wholeReceivers } from './watched-receivers';
+import { watchedReferences } from './watched-references';
 import type { Services } from './services';
 
 export interface Detection {
@@ -33,14 +34,19 @@ export function startDetectors(s: Services, log: LogFn, work?: Pick<WorkLeases, 
     const adapter = s.chains.adapter(network.family);
     if (!adapter.createDetector) return;
     const lookbackMs = s.config.detection.lookbackSeconds * 1000;
-    const since = () => Date.now() - lookbackMs;
     // The lease this scan runs under, taken when it starts: a later epoch is another scan.
     const fence = work ? work.fenceForChain(chain) : null;
     const guard = work ? (tx: Tx) => checkFence(tx.repos.leases, fence, work.owner, `detect:${chain}`) : undefined;
     const source: DetectionSource = {
-      // The whole look-back once per refresh, the closes since the last poll in between.
-      receivers: watchedReceivers(async (closedSince) => s.detection.receivers(chain, closedSince), lookbackMs),
-      references: async () => s.detection.references(chain, since()),
+      // The whole look-back once per refresh, the closes since the last poll in between (both).
+      // The whole read in pages with a turn of the event loop between them.
+      receivers: watchedReceivers(
+        async (closedSince) => s.detection.receivers(chain, closedSince),
+        lookbackMs,
+        Date.now,
+        (closedSince) => wholeReceivers(s.detection, chain, closedSince),
+      ),
+      references: watchedReferences(async (closedSince) => s.detection.references(chain, closedSince), lookbackMs),
       unfinalized: async () => s.detection.unfinalizedMatches(chain),
       getCursor: async (key) => s.detection.getCursor(chain, key),
       setCursor: async (key, value) => {

@@ -33,8 +33,25 @@ export interface UnfinalizedMatch {
   amountBaseUnits: bigint;
 }
 
+/** Where a page of the closed half ended (its last index entry); opaque to callers. */
+export type ClosedCursor = ReadonlyArray<string | number>;
+
+/** Receivers of one page of intents closed since a time (each with its earliest createdAt in the page). */
+export interface ClosedReceiversPage {
+  receivers: WatchedReceiver[];
+  /** Where the next page starts; null when this page reached the end. */
+  next: ClosedCursor | null;
+}
+
 export interface DetectionRepo {
   receivers(chain: string, closedSince: number): Awaitable<WatchedReceiver[]>;
+  /**
+   * The closed half of `receivers` read at most `limit` intents at a time, in the index's order
+   * (updated_at first), from `after` (null: from the start). An intent closed or updated between two
+   * pages moves to a later updated_at, so it is read in a later page: read the live half first.
+   * PostgreSQL answers in one page (grouped in its own process, the event loop only waits).
+   */
+  closedReceiversPage(chain: string, closedSince: number, after: ClosedCursor | null, limit: number): Awaitable<ClosedReceiversPage>;
   references(chain: string, closedSince: number): Awaitable<WatchedReference[]>;
   getCursor(chain: string, key: string): Awaitable<string | null>;
   setCursor(chain: string, key: string, value: string, now: number): Awaitable<void>;
@@ -97,6 +114,41 @@ export function createDetectionRepo(sqlite: Database, states: DetectionStates): 
     // The order a single GROUP BY over both halves gave (receiver, then token).
     return [...groups.values()].sort(byReceiver);
   };
+  // Closed half in pages: a keyset over intents_chain_updated's columns (then rowid, the index's
+  // last key). SQLite seeks a row-value range on its first column only and filters the rest, so
+  // "after the cursor" is asked level by level, each an exact seek: same prefix and a greater next
+  // column, from the longest prefix (the cursor's ties, by rowid) to the shortest (a later updated_at).
+  const keyCols = ['updated_at', 'requestor', 'token_address', 'created_at', 'state', 'rowid'];
+  const closedFrom = `SELECT ${keyCols.join(', ')} FROM intents INDEXED BY intents_chain_updated WHERE state NOT IN (${live}) AND chain = ?`;
+  const firstClosed = sqlite.prepare<unknown[], [string, number, number]>(
+    `${closedFrom} AND updated_at >= ? ORDER BY ${keyCols.join(', ')} LIMIT ?`,
+  );
+  const afterClosed = keyCols.map((col, level) =>
+    sqlite.prepare<unknown[], Array<string | number>>(
+      `${closedFrom} ${keyCols
+        .slice(0, level)
+        .map((c) => `AND ${c} = ? `)
+        .join('')}AND ${col} > ? ORDER BY ${keyCols.slice(level).join(', ')} LIMIT ?`,
+    ),
+  );
+  const closedReceiversPage = (chain: string, since: number, after: ClosedCursor | null, limit: number) => {
+    let rows: Array<Array<string | number>>;
+    if (after === null) rows = firstClosed.values(chain, since, limit) as Array<Array<string | number>>;
+    else {
+      rows = [];
+      for (let level = keyCols.length - 1; level >= 0 && rows.length < limit; level--) {
+        const more = afterClosed[level]!.values(chain, ...after.slice(0, level + 1), limit - rows.length) as Array<Array<string | number>>;
+        rows = rows.length === 0 ? more : rows.concat(more);
+      }
+    }
+    const groups = new Map<string, Group>();
+    for (const r of rows) {
+      const g = { requestor: r[1] as string, tokenAddress: r[2] as string, since: r[3] as number };
+      const cur = groups.get(key(g));
+      if (!cur || g.since < cur.since) groups.set(key(g), g);
+    }
+    return { receivers: [...groups.values()], next: rows.length < limit ? null : rows[rows.length - 1]! };
+  };
   const references = sqlite.prepare(
     `SELECT solana_reference AS reference, requestor, token_address AS tokenAddress, created_at AS createdAt
        FROM (${watched(live, 'solana_reference, requestor, token_address, created_at')}) WHERE solana_reference IS NOT NULL`,
@@ -114,6 +166,7 @@ export function createDetectionRepo(sqlite: Database, states: DetectionStates): 
   );
   return {
     receivers,
+    closedReceiversPage,
     references: (chain, since) => references.all({ $chain: chain, $since: since }) as WatchedReference[],
     getCursor: (chain, key) => (getCursor.get(chain, key) as { value: string } | null)?.value ?? null,
     setCursor: (chain, key, value, now) => void setCursor.run(chain, key, value, now),

@@ -32,6 +32,10 @@ export function createPgDetectionRepo(q: Pg, states: DetectionStates): Async<Det
     )
     SELECT requestor, token_address AS "tokenAddress", MIN(created_at) AS since FROM halves
      GROUP BY requestor, token_address ORDER BY requestor COLLATE "C", token_address COLLATE "C"`;
+  // The closed half in one page: PostgreSQL groups it in its own process, so the event loop only
+  // waits for the answer (one row per receiver); nothing to cut into pages.
+  const closedGroups = `SELECT requestor, token_address AS "tokenAddress", MIN(created_at) AS since FROM intents
+    WHERE chain = $1 AND state NOT IN (${live}) AND updated_at >= $2 GROUP BY requestor, token_address`;
   const references = `SELECT solana_reference AS reference, requestor, token_address AS "tokenAddress", created_at AS "createdAt"
     FROM intents WHERE ${watched} AND solana_reference IS NOT NULL ORDER BY seq`;
   const unfinalized = `SELECT p.tx_signature AS "txSignature", p.intent_id AS "intentId", p.token_address AS "tokenAddress",
@@ -41,6 +45,10 @@ export function createPgDetectionRepo(q: Pg, states: DetectionStates): Async<Det
    ORDER BY p.seq`;
   return {
     receivers: async (chain, since) => numbers<WatchedReceiver>(await rows(q, receivers, [chain, since]), ['since']),
+    closedReceiversPage: async (chain, since) => ({
+      receivers: numbers<WatchedReceiver>(await rows(q, closedGroups, [chain, since]), ['since']),
+      next: null,
+    }),
     references: async (chain, since) => numbers<WatchedReference>(await rows(q, references, [chain, since]), ['createdAt']),
     getCursor: async (chain, key) =>
       (await first<{ value: string }>(q, 'SELECT value FROM chain_cursors WHERE chain = $1 AND key = $2', [chain, key]))?.value ?? null,
