@@ -236,6 +236,13 @@ export function createGroupCommitter(
           p.reject(r.error);
         }
       });
+      // Its number was published (gate.committing): a reader on the other thread may have read it
+      // and waits for a sync to reach it. Count it as an empty batch and sync, or that reader's
+      // rows would wait for the next batch to commit, on an idle server forever.
+      if (gate && walSync) {
+        unsynced.push({ seq: ++committedSeq, batch: [], results: [], committedAt: traceStart() });
+        startSync();
+      }
       return;
     }
     batches++;
@@ -273,6 +280,8 @@ export function createGroupCommitter(
         unsynced = unsynced.filter((u) => u.seq > target);
         for (const u of done) {
           settle(u.batch, u.results, null);
+          // (An empty one stands for a batch whose COMMIT failed: nothing to time.)
+          if (u.batch.length === 0) continue;
           span('commit.durable', u.committedAt, u.batch.length);
           span('commit.wait', u.batch[0]!.queuedAt, u.batch.length);
         }

@@ -100,6 +100,29 @@ describe("the dispatcher connection's durability gate", () => {
     await gated;
   });
 
+  it('lets rows through once synced when a later batch failed at COMMIT (its published number never commits)', async () => {
+    const h = heldSync(createWalSync(t.path));
+    const gc = createGroupCommitter(t.db.sqlite, 512, h.sync, () => {}, gate);
+    const first = queueDelivery(gc);
+    expect(await settledYet(first)).toBe(false); // committed, its sync held
+    h.releaseOne();
+    await first;
+    // A batch whose COMMIT itself fails (a real SQLite COMMIT error: a deferred foreign key left
+    // dangling; in production SQLITE_FULL or an I/O error): rolled back, nothing of it visible.
+    const broken = gc.write(() => {
+      t.db.sqlite.exec('PRAGMA defer_foreign_keys = ON');
+      putEndpoint(t.db, { accountId: 'acct_gone', mode: 'test', url: URL });
+    });
+    await expect(broken).rejects.toThrow(/FOREIGN KEY/);
+    // The server is idle from here. The row of the first batch, on disk, is claimed: it goes out
+    // (after whatever sync the committer still owes), not after some batch that may never come.
+    expect(await conn.dispatch.claim(claimAll())).toHaveLength(1);
+    const gated = conn.durable();
+    h.releaseOne();
+    await gc.drain();
+    expect(gated === null || (await settledYet(gated))).toBe(true);
+  });
+
   it('never lets rows through once the server could not sync its WAL', async () => {
     const h = heldSync(createWalSync(t.path));
     const gc = createGroupCommitter(t.db.sqlite, 512, h.sync, () => {}, gate);
