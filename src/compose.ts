@@ -263,6 +263,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
       joined = true;
       const n = await runtime.rehydrateLive();
       await followClosed((id) => work.fenceForIntent(id) !== null);
+      await dispatcher.ready?.();
       dispatcher.start();
       detection = startDetectors(services, (msg, f) => log('warn', msg, f), work);
       followDetection();

@@ -73,11 +73,16 @@ export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
   let inline: Dispatcher | null = null;
   let stopped: (() => void) | null = null;
   const send = (m: ToDispatchWorker) => worker.postMessage(m);
+  // Settles once the thread has its connection (or has failed over to the event loop): boot waits
+  // for it, so the first rows are not left behind a thread still loading while requests are served.
+  let settleReady: () => void = () => {};
+  const readyP = new Promise<void>((resolve) => (settleReady = resolve));
 
   function fail(why: string): void {
     if (!alive) return;
     alive = false;
     worker.terminate();
+    settleReady();
     stopped?.();
     if (stopping) return;
     o.log('error', 'webhook dispatcher thread failed; dispatching on the event loop', { error: why });
@@ -98,6 +103,7 @@ export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
         stopped?.();
         return;
       case 'ready':
+        settleReady();
         return;
     }
   };
@@ -106,6 +112,7 @@ export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
   send({ type: 'init', db: o.db, gate: o.gate, config: o.config, levels: o.levels, stats: shared, wake: wakeFlag.buffer as SharedArrayBuffer });
 
   return {
+    ready: () => readyP,
     start() {
       if (started) return;
       started = true;

@@ -35,6 +35,8 @@ export interface DispatcherStats {
 }
 
 export interface Dispatcher {
+  /** Settles once it can dispatch (a dispatcher on its own thread: the thread is up). */
+  ready?(): Promise<void>;
   start(): void;
   /** New rows are due (after a transition's commit, a replay): claim now instead of at the next poll. */
   wake(): void;
