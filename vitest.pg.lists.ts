@@ -6,6 +6,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'test/store/wal-sync.test.ts': 'the WAL fdatasync thread and the checkpoint worker are SQLite machinery',
   'test/store/write-gate.test.ts': "the write turn and batch numbers shared by SQLite's group committer and the dispatcher thread's connection",
   'test/store/group-commit.test.ts': "SQLite's group committer (one transaction, a savepoint per write)",
+  'test/store/intent-writer.test.ts': "SQLite's intent writer thread (its own connection, creates group-committed in savepoints, the shared write turn)",
   'test/store/intents.test.ts': 'the SQLite intents repository (PG: test/store/pg/intents.test.ts)',
   'test/store/outbox-idempotency.test.ts': 'the SQLite outbox/idempotency repositories and migrations on reopen (PG: test/store/pg/outbox-idempotency.test.ts)',
   'test/store/detection.test.ts': "the SQLite detection queries on its partial indexes (PG: test/store/pg/detection.test.ts)",

@@ -1,5 +1,5 @@
 // `bun run build`: embed the migrations and the sanctions list as generated TS modules, then
-// compile src/main.ts (and the dispatcher's worker) into the single executable dist/payforge (runs with nothing beside it).
+// compile src/main.ts (and the dispatcher's and intent writer's workers) into the single executable dist/payforge (runs with nothing beside it).
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -19,9 +19,10 @@ function step(args: string[]): void {
 step(['scripts/embed-migrations.ts']);
 if (existsSync(join(root, 'scripts/embed-sanctions.ts'))) step(['scripts/embed-sanctions.ts']);
 mkdirSync(join(root, 'dist'), { recursive: true });
-// The webhook dispatcher's worker is a second entry point: bundled into the executable under the
-// build's root (src/), where src/webhooks/dispatcher-thread.ts starts it from.
-step(['build', '--compile', '--minify', '--sourcemap', 'src/main.ts', 'src/webhooks/dispatch-worker.ts', '--outfile', 'dist/payforge']);
+// The webhook dispatcher's and the intent writer's workers are more entry points: bundled into the
+// executable under the build's root (src/), where src/webhooks/dispatcher-thread.ts and
+// src/store/intent-writer.ts start them from.
+step(['build', '--compile', '--minify', '--sourcemap', 'src/main.ts', 'src/webhooks/dispatch-worker.ts', 'src/store/intent-writer-worker.ts', '--outfile', 'dist/payforge']);
 // The sourcemap is embedded in the executable (stack traces name src/ lines); the side file
 // it also writes is a by-product, removed so dist/payforge is the one artifact.
 rmSync(join(root, 'dist/payforge.map'), { force: true });

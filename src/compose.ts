@@ -47,6 +47,12 @@ export interface CoreOptions {
    * one connection), it runs on the event loop.
    */
   dispatcherThread?: boolean;
+  /**
+   * Write creates on a thread of their own with its own connection (serve does; SQLite files only:
+   * src/store/intent-writer.ts). Without it, on `:memory:` or PostgreSQL, creates are written
+   * like every other write.
+   */
+  writerThread?: boolean;
 }
 
 /** How often `sending` submissions left by a failed commit are applied as sent. */
@@ -56,7 +62,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
   // This instance's id: the owner of its claims and work leases, and of its heartbeat row.
   const instanceId = `inst_${crypto.randomUUID()}`;
-  const store: Store = await openStore(config, { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log, instanceId });
+  const store: Store = await openStore(config, { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log, instanceId, writerThread: opts.writerThread });
+  const intentWriter = sqliteOf(store)?.intentWriter ?? null;
   const repos = store.repos;
   const { intents, submissions } = repos;
   const chains = createChainRegistry(config, { solana: createSolanaAdapter({ log }), evm: createEvmAdapter({ log }), ...opts.adapters });
@@ -142,6 +149,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     log,
     work: liveWork,
     changedElsewhere: sqliteOf(store)?.changedElsewhere,
+    writer: () => intentWriter,
   });
   services = {
     config, runtime, intents, idempotency: repos.idempotency, chains, screener,
@@ -264,6 +272,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
       const n = await runtime.rehydrateLive();
       await followClosed((id) => work.fenceForIntent(id) !== null);
       await dispatcher.ready?.();
+      // Creates go to the writer thread once it has its connection (the event loop writes them before).
+      await intentWriter?.ready();
       dispatcher.start();
       detection = startDetectors(services, (msg, f) => log('warn', msg, f), work);
       followDetection();

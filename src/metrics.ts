@@ -8,7 +8,7 @@ import type { Dispatcher } from './webhooks/dispatcher';
 export interface MetricsSources {
   runtime: Runtime;
   /** The SQLite group committer's counters; null on a store without one (PostgreSQL). */
-  commits: (() => { batches: number; writes: number; syncs: number; gateWaits: number; gateWaitMs: number }) | null;
+  commits: (() => { batches: number; writes: number; syncs: number; gateWaits: number; gateWaitMs: number; writerBatches: number; writerWrites: number }) | null;
   deliveries: Pick<DeliveryRepo, 'countPending'>;
   dispatcher: Dispatcher;
   chainWatch: ChainWatch;
@@ -25,11 +25,13 @@ export async function renderMetrics(p: MetricsSources): Promise<string> {
   gauge('payforge_unwritten_chain_reports', 'Intents whose chain report failed to be written and is being written again', p.chainWatch.unwrittenCount());
   const c = p.commits?.();
   if (c) {
-    gauge('payforge_commit_batches_total', 'Group-commit transactions', c.batches);
+    gauge('payforge_commit_batches_total', "Group-commit transactions (the event loop's and the intent writer thread's)", c.batches);
     gauge('payforge_commit_writes_total', 'Writes committed (across batches)', c.writes);
+    gauge('payforge_writer_batches_total', 'Transactions of the intent writer thread (creates, at synchronous=FULL)', c.writerBatches);
+    gauge('payforge_writer_writes_total', 'Creates the intent writer thread committed', c.writerWrites);
     gauge('payforge_commit_syncs_total', 'WAL syncs off the event loop (each makes one or more batches durable)', c.syncs);
-    gauge('payforge_commit_gate_waits_total', "Batches that waited for the webhook dispatcher thread's transaction to end before BEGIN", c.gateWaits);
-    gauge('payforge_commit_gate_wait_seconds_total', "Event-loop time those batches waited (the dispatcher thread's transactions)", c.gateWaitMs / 1000);
+    gauge('payforge_commit_gate_waits_total', "Batches that waited for another thread's transaction (webhook dispatcher, intent writer) to end before BEGIN", c.gateWaits);
+    gauge('payforge_commit_gate_wait_seconds_total', "Time those batches waited (not blocking the event loop)", c.gateWaitMs / 1000);
   }
   // Bench/boot reads it for memory per live intent (heap, beside the process's resident size).
   gauge('payforge_heap_used_bytes', 'JavaScript heap in use', process.memoryUsage().heapUsed);

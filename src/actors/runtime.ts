@@ -11,6 +11,8 @@ import { iso, toWire, type EventEnvelope, type EventType, type IntentState, type
 import type { Log } from '../log';
 import { span, traceStart } from '../trace';
 import type { Awaitable } from '../store/awaitable';
+import type { StoredResponse } from '../store/idempotency';
+import type { IntentWriter } from '../store/intent-writer';
 import type { IntentRepo, LiveHead, StoredIntent } from '../store/intents';
 import type { Store, StoreRepos } from '../store/store';
 import { MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../machines/intent.machine';
@@ -61,9 +63,17 @@ export interface RuntimeDeps {
    * runtime follows every intent.
    */
   work?: () => Pick<WorkLeases, 'owner' | 'fenceForIntent'> | null;
+  /**
+   * SQLite under serve: the intent writer thread (src/store/intent-writer.ts), to which create()
+   * hands the data of a new intent instead of writing it on the event loop; null while it is not
+   * usable (then create() writes as every other write does).
+   */
+  writer?: () => Pick<IntentWriter, 'create' | 'usable'> | null;
 }
 
 const EXPIRY_HOLD_MS = 2_000;
+/** Thrown inside create()'s write to roll it back when its idempotency key was stored meanwhile. */
+class KeyStoredElsewhere extends Error {}
 /** Live heads followed per turn of the event loop in a scan (~1-2 ms each: requests go on between). */
 const SCAN_CHUNK = 2_000;
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -94,8 +104,30 @@ export interface Tx {
   event(e: { type: EventType; accountId: string; mode: Mode; intentId: string | null; data: EventEnvelope['data'] }): Promise<void>;
 }
 
+/** A new intent, as create() takes it. */
+export interface NewIntent {
+  /** Its fields, with the write's time (ids, expiry and timestamps follow from it). */
+  fields(now: number): Omit<StoredIntent, 'state' | 'snapshot' | 'machineVersion'>;
+  /**
+   * With an idempotency key: a response already stored for it is returned instead (nothing
+   * written); else `response(intent)` is stored with the intent, in its transaction.
+   */
+  idempotency: { accountId: string; mode: Mode; key: string; ttlSeconds: number; response(intent: StoredIntent): StoredResponse } | null;
+}
+
+export type NewIntentResult =
+  | { intent: StoredIntent }
+  | { replay: StoredResponse }
+  /** Another transaction stored the key between the look-up and this write, which rolled back. */
+  | { committedElsewhere: true };
+
 export interface Runtime {
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Insert a new intent in `created` with its intent.created event (and delivery), and its
+   * idempotency response: on the intent writer thread when there is one, else as write() does.
+   */
+  create(n: NewIntent): Promise<NewIntentResult>;
   /** Boot: read the live rows, arm their deadlines and watches, start the periodic scan. Returns how many. */
   rehydrateLive(): Promise<number>;
   /** Read the live rows again and follow what they say (also run periodically). Returns how many. */
@@ -209,6 +241,42 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     else deadlines.disarm(i.id);
   }
 
+  /** Committed: now, and only now, memory follows these rows. A write that did not commit changed nothing here, so nothing needs undoing. */
+  function handOver(touched: Iterable<StoredIntent>, moves: CommittedMove[], queued: boolean): void {
+    handovers++;
+    const rows: StoredIntent[] = [];
+    for (const i of touched) {
+      handedAt.set(i.id, handovers);
+      follow(i);
+      // Another instance follows the rest (their shard is its), from its own scan of the rows.
+      if (owns(i.id)) rows.push(i);
+    }
+    if (rows.length > 0) deps.onCommitted?.(rows, false);
+    mirror?.replay(moves);
+    if (queued) deps.onDeliveriesQueued();
+  }
+
+  /**
+   * The same create, its SQL on the writer thread: the row, event and response are built here
+   * (what tx.insert builds), written there in the thread's next group-committed transaction, and
+   * followed here once that COMMIT returned (on disk: the thread commits at synchronous=FULL).
+   */
+  async function createOnWriter(writer: Pick<IntentWriter, 'create'>, n: NewIntent): Promise<NewIntentResult> {
+    const at = now();
+    const fields = n.fields(at);
+    const row: StoredIntent = { ...fields, state: 'created', snapshot: initialSnapshotJson(fields.id, fields.chain), machineVersion: MACHINE_VERSION };
+    const k = n.idempotency;
+    const out = await writer.create({
+      row,
+      event: { envelope: envelope('intent.created', row, at), accountId: row.accountId, mode: row.mode, intentId: row.id, createdAt: at },
+      idempotency: k && { accountId: k.accountId, mode: k.mode, key: k.key, response: k.response(row), now: at, ttlSeconds: k.ttlSeconds },
+    });
+    if (out.kind === 'replay') return { replay: out.stored };
+    if (out.kind === 'elsewhere') return { committedElsewhere: true };
+    handOver([row], mirror ? [{ id: row.id, chain: row.chain, before: null, event: null, after: row.snapshot, ended: false }] : [], out.queued);
+    return { intent: row };
+  }
+
   const runtime: Runtime = {
     write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
       let touched = new Map<string, StoredIntent>();
@@ -268,19 +336,29 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           return fn(tx);
         })
         .then((result) => {
-          // Committed: now, and only now, memory follows these rows. A write that did not commit
-          // changed nothing here, so nothing needs undoing.
-          handovers++;
-          for (const i of touched.values()) {
-            handedAt.set(i.id, handovers);
-            follow(i);
-          }
-          // Another instance follows the rest (their shard is its), from its own scan of the rows.
-          const rows = [...touched.values()].filter((i) => owns(i.id));
-          if (rows.length > 0) deps.onCommitted?.(rows, false);
-          mirror?.replay(moves);
-          if (queued) deps.onDeliveriesQueued();
+          handOver(touched.values(), moves, queued);
           return result;
+        });
+    },
+    create(n) {
+      const writer = deps.writer?.() ?? null;
+      if (writer?.usable()) return createOnWriter(writer, n);
+      const k = n.idempotency;
+      return runtime
+        .write<NewIntentResult>(async (tx) => {
+          if (k) {
+            // Another process (or a request that finished meanwhile) may have stored it first.
+            const stored = await tx.repos.idempotency.get(k.accountId, k.mode, k.key, tx.now);
+            if (stored) return { replay: stored };
+          }
+          const intent = await tx.insert(n.fields(tx.now));
+          // Throwing rolls this intent back (its savepoint / transaction).
+          if (k && !(await tx.repos.idempotency.put(k.accountId, k.mode, k.key, k.response(intent), tx.now, k.ttlSeconds))) throw new KeyStoredElsewhere();
+          return { intent };
+        })
+        .catch((e: unknown) => {
+          if (e instanceof KeyStoredElsewhere) return { committedElsewhere: true as const };
+          throw e;
         });
     },
     async resync() {

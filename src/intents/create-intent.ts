@@ -1,5 +1,6 @@
 // Create a PaymentIntent: validate, screen the wallets, then one write that inserts the intent,
-// its intent.created event and delivery, and the idempotency record together.
+// its intent.created event and delivery, and the idempotency record together (Runtime.create: on
+// the intent writer thread under serve on SQLite, else in the event loop's write path).
 import { createHash } from 'node:crypto';
 import type { Caller } from '../domain/caller';
 import { AppError, invalidParam } from '../domain/errors';
@@ -9,7 +10,8 @@ import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { formatAmount, MAX_AMOUNT_CHARS, MAX_BASE_UNITS, parseAmount } from '../domain/money';
 import { FRESH_LIFECYCLE } from './fresh-intent';
 import { resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
-import type { IdempotencyRepo } from '../store/idempotency';
+import type { IdempotencyRepo, StoredResponse } from '../store/idempotency';
+import type { StoredIntent } from '../store/intents';
 import type { Services } from './services';
 import { checkMetadata, checkReference, checkTtl } from './validate-intent-fields';
 import { newPayToken } from '../domain/pay-url';
@@ -111,13 +113,11 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
       ...(fulfiller ? [{ address: fulfiller, param: 'fulfiller', family: network.family }] : []),
     ]);
 
-    return await s.runtime.write(async (tx) => {
-      if (key !== null) {
-        // Another process (or a request that finished meanwhile) may have stored it first.
-        const replay = await lookupReplay(tx.repos.idempotency, caller, key, requestHash);
-        if (replay) return replay;
-      }
-      const intent = await tx.insert({
+    // The wire form of the new intent: its stored response and this answer are the same object.
+    let wire: { of: StoredIntent; intent: PaymentIntentWire } | null = null;
+    const wireOf = (i: StoredIntent) => (wire?.of === i ? wire.intent : (wire = { of: i, intent: toWire(i) }).intent);
+    const created = await s.runtime.create({
+      fields: (now) => ({
         id: newId('pi'),
         accountId: caller.accountId,
         mode: caller.mode,
@@ -133,40 +133,46 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
         metadata,
         idempotencyKey: key,
         ttlSeconds,
-        expiresAt: tx.now + ttlSeconds * 1000,
-        createdAt: tx.now,
-        updatedAt: tx.now,
+        expiresAt: now + ttlSeconds * 1000,
+        createdAt: now,
+        updatedAt: now,
         refundOf: null,
         solanaReference: network.family === 'solana' ? newSolanaReference() : null,
         payToken: newPayToken(),
         ...FRESH_LIFECYCLE,
-      });
-      const result: CreateIntentResult = { intent: toWire(intent), replayed: false };
-      if (key !== null) {
-        // The stored status is the one create always answers with (the column predates this verb's shape).
-        const stored = await tx.repos.idempotency.put(caller.accountId, caller.mode, key, { requestHash, responseStatus: 201, responseBody: JSON.stringify({ intent: result.intent }) }, tx.now, s.config.idempotency.ttlSeconds);
-        // Another request committed this key first (another instance past its claim): throwing
-        // rolls this intent back, and the caller answers with that request's response instead.
-        if (!stored) throw new KeyCommittedElsewhere();
-      }
-      return result;
-    }).catch(async (e: unknown) => {
-      if (!(e instanceof KeyCommittedElsewhere) || key === null) throw e;
-      const replay = await lookupReplay(s.idempotency, caller, key, requestHash);
-      if (replay) return replay;
-      throw new AppError('idempotency.in_progress', 'A request with this idempotency key is still being processed.', { param: 'Idempotency-Key' });
+      }),
+      idempotency:
+        key === null
+          ? null
+          : {
+              accountId: caller.accountId,
+              mode: caller.mode,
+              key,
+              ttlSeconds: s.config.idempotency.ttlSeconds,
+              // The stored status is the one create always answers with (the column predates this verb's shape).
+              response: (intent) => ({ requestHash, responseStatus: 201, responseBody: JSON.stringify({ intent: wireOf(intent) }) }),
+            },
     });
+    if ('intent' in created) return { intent: wireOf(created.intent), replayed: false };
+    // Another process (or a request that finished meanwhile) stored it first.
+    if ('replay' in created) return replayOf(created.replay, requestHash);
+    // Another request committed this key between that look-up and our write (another instance
+    // past its claim): ours rolled back; answer with that request's response instead.
+    const replay = await lookupReplay(s.idempotency, caller, key!, requestHash);
+    if (replay) return replay;
+    throw new AppError('idempotency.in_progress', 'A request with this idempotency key is still being processed.', { param: 'Idempotency-Key' });
   } finally {
     if (key !== null) await s.idempotency.release(caller.accountId, caller.mode, key);
   }
 }
 
-/** The key's row was written by another transaction between our look-up and our write. */
-class KeyCommittedElsewhere extends Error {}
-
 async function lookupReplay(idempotency: IdempotencyRepo, caller: Caller, key: string, requestHash: string): Promise<CreateIntentResult | null> {
   const stored = await idempotency.get(caller.accountId, caller.mode, key, Date.now());
-  if (!stored) return null;
+  return stored ? replayOf(stored, requestHash) : null;
+}
+
+/** The first response of a key again, for a request with the same body (else 409 key_reused). */
+function replayOf(stored: StoredResponse, requestHash: string): CreateIntentResult {
   if (stored.requestHash !== requestHash) {
     throw new AppError('idempotency.key_reused', 'This idempotency key was already used with a different request body.', {
       param: 'Idempotency-Key',

@@ -9,7 +9,9 @@
 // Under steady writes a PASSIVE checkpoint never catches the last frames (new ones keep coming),
 // so the WAL would only grow. When it passes `maxFrames`, batches are held for one more pass
 // (only the frames since the previous one: a few ms), which then completes, and the next commit
-// starts the WAL over. Requests keep being served meanwhile; only their commits wait.
+// starts the WAL over. Requests keep being served meanwhile; only their commits wait. The hold is
+// the write gate's (write-gate.ts): the threads' connections (the webhook dispatcher's, the intent
+// writer's) wait for it before their BEGIN too.
 import type { Database } from 'bun:sqlite';
 import { span, traceStart } from '../trace';
 import type { GroupCommitter } from './group-commit';
@@ -44,6 +46,8 @@ export interface CheckpointerOptions {
   /** The server's connection: its automatic checkpoint is turned off while this runs. */
   sqlite: Database;
   committer: GroupCommitter;
+  /** Writes committed so far (a pass runs only after new ones); default the committer's. */
+  writes?: () => number;
   log: (level: 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** How often to look (a PASSIVE checkpoint with nothing new to copy costs next to nothing). */
   intervalMs?: number;
@@ -142,7 +146,7 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
 
   const timer = setInterval(() => {
     if (!ready || current || stopped || failed) return;
-    const w = o.committer.stats().writes;
+    const w = o.writes ? o.writes() : o.committer.stats().writes;
     if (w === lastWrites) return;
     lastWrites = w;
     current = pass()

@@ -181,10 +181,14 @@ export function createGroupCommitter(
     }
   }
 
-  /** Take the shared write turn (bounded: past it SQLite's own lock decides); returns how to give it back. */
-  function enterGate(): () => void {
+  /**
+   * Take the shared write turn (bounded: past it SQLite's own lock decides); returns how to give it
+   * back. Awaited, never blocking: the turn may be the intent writer's through its COMMIT's fsync.
+   */
+  async function enterGate(): Promise<() => void> {
     if (!gate) return () => {};
-    const g = gate.enter(GATE_WAIT_MS);
+    const t = gate.enterAsync(GATE_WAIT_MS);
+    const g = t instanceof Promise ? await t : t;
     if (g.waitedMs > 0) {
       gateWaits++;
       gateWaitMs += g.waitedMs;
@@ -193,7 +197,7 @@ export function createGroupCommitter(
   }
 
   async function runBatch(batch: Pending[]): Promise<void> {
-    const leave = enterGate();
+    const leave = await enterGate();
     try {
       await runGated(batch);
     } finally {

@@ -11,6 +11,7 @@ import { createGroupCommitter, type GroupCommitter, type StoreLog } from './grou
 import { releaseInstanceLease, renewInstanceLease, takeInstanceLease, type LeaseHolder } from './instance-lease';
 import { forgetClaimsOfOthers } from './claims';
 import { expireLeasesOfOthers } from './leases';
+import { startIntentWriter, type IntentWriter } from './intent-writer';
 import { createSqliteRepos, type SqliteRepos, type StoreRepos } from './repos';
 import { createWalSync } from './wal-sync';
 import { createWriteGate, type WriteGate } from './write-gate';
@@ -45,6 +46,12 @@ export interface StoreOptions {
   oneShot?: boolean;
   /** This instance's id: the owner of the claims and work leases it takes. */
   instanceId?: string;
+  /**
+   * SQLite file (not one-shot): write creates on a thread of their own with its own connection
+   * (src/store/intent-writer.ts; serve does). Without it creates are written in the group
+   * committer's batches on the event loop.
+   */
+  writerThread?: boolean;
 }
 
 /** The one serve per SQLite file (contract 14): src/actors/instance-lease.ts holds it. */
@@ -61,7 +68,10 @@ export interface SqliteStore extends Store {
   repos: SqliteRepos;
   db: Db;
   instanceLease: InstanceLeaseStore;
-  commitStats(): { batches: number; writes: number; syncs: number; gateWaits: number; gateWaitMs: number };
+  /** The group committer's batches and writes plus the intent writer's (its transactions and creates). */
+  commitStats(): { batches: number; writes: number; syncs: number; gateWaits: number; gateWaitMs: number; writerBatches: number; writerWrites: number };
+  /** The intent writer thread (SQLite file under serve: StoreOptions.writerThread), else null. */
+  intentWriter: IntentWriter | null;
   /**
    * The write turn and batch numbers shared with a connection on another thread (the webhook
    * dispatcher's, src/store/dispatch-connection.ts); null without a WAL sync (:memory:, one-shot).
@@ -119,8 +129,16 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   const writeGate = walSync ? createWriteGate() : null;
   const committer: GroupCommitter = createGroupCommitter(db.sqlite, 512, walSync, opts.log, writeGate);
   db.durable = () => committer.durable();
+  const intentWriter = writeGate && opts.writerThread ? startIntentWriter({ db: path, gate: writeGate.buffer, log: opts.log }) : null;
   const checkpointer: Checkpointer | null = walSync
-    ? startCheckpointer({ dbPath: path, sqlite: db.sqlite, committer, log: (level, msg, f) => opts.log(level, msg, f) })
+    ? startCheckpointer({
+        dbPath: path,
+        sqlite: db.sqlite,
+        committer,
+        log: (level, msg, f) => opts.log(level, msg, f),
+        // The writer thread's commits grow the WAL too.
+        writes: () => committer.stats().writes + (intentWriter?.stats().writes ?? 0),
+      })
     : null;
   const repos = createSqliteRepos(db, opts.states, opts.instanceId);
   // Writes run one after another in the batch: the fenced repositories work only while one is in
@@ -154,6 +172,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
       db.sqlite.query('SELECT 1').get();
     },
     async close() {
+      await intentWriter?.stop();
       await committer.flush();
       await committer.drain();
       await checkpointer?.stop();
@@ -165,7 +184,12 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
       renew: (id, now, leaseMs) => beatOutsideBatches(() => renewInstanceLease(db.sqlite, id, now, leaseMs)),
       release: (id) => releaseInstanceLease(db.sqlite, id),
     },
-    commitStats: () => ({ ...committer.stats(), syncs: committer.syncs() }),
+    commitStats: () => {
+      const w = intentWriter?.stats() ?? { batches: 0, writes: 0 };
+      const c = committer.stats();
+      return { ...c, batches: c.batches + w.batches, writes: c.writes + w.writes, syncs: committer.syncs(), writerBatches: w.batches, writerWrites: w.writes };
+    },
+    intentWriter,
     writeGate,
     changedElsewhere: changedElsewhere(db.sqlite),
     forgetPredecessors(instanceId) {

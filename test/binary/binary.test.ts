@@ -54,7 +54,8 @@ describe('the compiled binary dist/payforge', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('config: cannot read config file');
 
-    // The webhook dispatcher's worker is inside the executable too: the intent.created below arrives.
+    // The webhook dispatcher's and the intent writer's workers are inside the executable too: the
+    // intent below is written on the writer's thread and its intent.created arrives.
     const rx = startReceiver();
     const hook = await run('webhooks', 'set-endpoint', '--db', './payforge.db', '--account', accountId, '--mode', 'test', '--url', rx.url('/hooks'));
     expect(hook.code, hook.stderr).toBe(0);
@@ -88,6 +89,10 @@ describe('the compiled binary dist/payforge', () => {
       const [delivery] = await rx.waitFor(1, { timeoutMs: 20_000 });
       expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'intent.created', data: { intent: { id: body.intent.id } } });
       expect(server.stderr()).toContain('webhook dispatcher running on its own thread');
+      // So is the intent writer's: the create above was written on its thread.
+      expect(server.stderr()).toContain('intent writer running on its own thread');
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toMatch(/^payforge_writer_writes_total 1$/m);
     } finally {
       expect(await server.stop()).toBe(0);
       await rx.close();

@@ -1,0 +1,179 @@
+// Creates on a real `payforge serve`, which on a SQLite file writes them on the intent writer
+// thread (its own connection, group-committed, synchronous=FULL: src/store/intent-writer.ts) and on
+// PostgreSQL in the event loop's write path as before: both must answer the same. Created intents
+// read back with their event and delivery, and their intent.created webhooks arrive; concurrent
+// creates with one Idempotency-Key make one intent; a create whose write fails answers with the
+// error envelope while the creates beside it commit; a kill -9 during a storm of creates loses no
+// answered create (its row, event and delivery are there after a restart).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCli, startServe } from '../support/cli';
+import { rawSql, type RawSql } from '../support/raw-sql';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { freshTestDatabase, testEngine, type TestDatabase } from '../support/test-store';
+
+type Serve = Awaited<ReturnType<typeof startServe>>;
+let tdb: TestDatabase;
+let rx: Receiver;
+let sql: RawSql;
+let args: string[];
+let key: string;
+let current: Serve;
+const servers: Serve[] = [];
+const sqlite = testEngine() === 'sqlite';
+
+beforeAll(async () => {
+  tdb = await freshTestDatabase();
+  rx = startReceiver();
+  const config = join(tdb.dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ webhooks: { pollIntervalMs: 200, timeoutMs: 2000, leaseMs: 1000 } }));
+  args = ['serve', '--bootstrap', '--db', tdb.db, '--config', config, '--port', '0'];
+  sql = rawSql(tdb.db);
+  current = await serve();
+  key = current.testKey!;
+  const [account] = await sql.all<{ id: string }>('SELECT id FROM accounts');
+  const set = await runCli(['webhooks', 'set-endpoint', '--db', tdb.db, '--config', config, '--account', account!.id, '--mode', 'test', '--url', rx.url('/hooks')]);
+  expect(set.code, set.stderr).toBe(0);
+});
+afterAll(async () => {
+  for (const s of servers) s.proc.kill('SIGKILL');
+  await Promise.all(servers.map((s) => s.proc.exited));
+  await sql.close();
+  await rx.close();
+  tdb.dispose();
+});
+
+async function serve(): Promise<Serve> {
+  const s = await startServe(args);
+  servers.push(s);
+  return s;
+}
+
+const BODY = { chain: 'eip155:84532', token: 'USDC', amount: '1.25', requestor: `0x${'22'.repeat(20)}` };
+
+async function create(s: Serve, body: Record<string, unknown> = BODY, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${s.url}/v1/intents`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+const metric = async (s: Serve, name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1] ?? NaN);
+
+/** Each id's intent row, intent.created event and delivery, as stored. */
+async function stored(ids: string[]): Promise<Map<string, { state: string; events: number; deliveries: number }>> {
+  const rows = await sql.all<{ id: string; state: string; events: number; deliveries: number }>(
+    `SELECT i.id, i.state,
+            (SELECT count(*) FROM events e WHERE e.intent_id = i.id AND e.type = 'intent.created') AS events,
+            (SELECT count(*) FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.intent_id = i.id AND e.type = 'intent.created') AS deliveries
+       FROM intents i`,
+  );
+  const want = new Set(ids);
+  return new Map(rows.filter((r) => want.has(r.id)).map((r) => [r.id, { state: r.state, events: Number(r.events), deliveries: Number(r.deliveries) }]));
+}
+
+it('creates read back with their event and delivery, and their intent.created webhooks arrive', async () => {
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => create(current, { ...BODY, reference: `r${i}` })));
+  for (const a of answers) expect(a.status, JSON.stringify(a.json)).toBe(201);
+  const ids = answers.map((a) => a.json.intent.id as string);
+  for (const [i, a] of answers.entries()) {
+    const got = await fetch(`${current.url}/v1/intents/${a.json.intent.id}`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(got.status).toBe(200);
+    expect(await got.json()).toEqual({ intent: { ...a.json.intent } });
+    expect(a.json.intent.reference).toBe(`r${i}`);
+  }
+  const rows = await stored(ids);
+  expect(rows.size).toBe(40);
+  for (const r of rows.values()) expect(r).toEqual({ state: 'created', events: 1, deliveries: 1 });
+  // On SQLite they were written by the writer thread (PostgreSQL: in the event loop's transactions).
+  if (sqlite) expect(await metric(current, 'payforge_writer_writes_total')).toBeGreaterThanOrEqual(40);
+  await rx.waitFor(40, { timeoutMs: 20_000 });
+  const hooks = rx.requests.map((r) => JSON.parse(r.body) as { type: string; data: { intent: { id: string } } });
+  for (const id of ids) expect(hooks.some((h) => h.type === 'intent.created' && h.data.intent.id === id), id).toBe(true);
+}, 60_000);
+
+it('concurrent creates with one Idempotency-Key make one intent, and a repeat replays it', async () => {
+  const headers = { 'Idempotency-Key': 'same-key-1' };
+  const answers = await Promise.all(Array.from({ length: 16 }, () => create(current, BODY, headers)));
+  const ok = answers.filter((a) => a.status === 201);
+  expect(ok.length).toBeGreaterThan(0);
+  expect(new Set(ok.map((a) => a.json.intent.id)).size).toBe(1);
+  for (const a of answers.filter((x) => x.status !== 201)) expect(a).toMatchObject({ status: 409, json: { error: { code: 'idempotency.in_progress' } } });
+  const again = await create(current, BODY, headers);
+  expect(again.status).toBe(201);
+  expect(again.json.intent.id).toBe(ok[0]!.json.intent.id);
+  const rows = await sql.all<{ n: number }>("SELECT count(*) AS n FROM intents WHERE idempotency_key = 'same-key-1'");
+  expect(Number(rows[0]!.n)).toBe(1);
+  // Another body under the same key: refused, nothing written.
+  expect(await create(current, { ...BODY, amount: '2' }, headers)).toMatchObject({ status: 422, json: { error: { code: 'idempotency.key_reused' } } });
+}, 60_000);
+
+it('a create whose write fails answers with the error envelope; the creates beside it commit', async () => {
+  // A real refusal by the database for one row (a trigger, installed beside the running server).
+  if (sqlite) {
+    await sql.run("CREATE TRIGGER refuse_boom BEFORE INSERT ON intents WHEN NEW.reference = 'boom' BEGIN SELECT RAISE(ABORT, 'refused by test trigger'); END");
+  } else {
+    await sql.run("CREATE FUNCTION refuse_boom() RETURNS trigger AS $$ BEGIN IF NEW.reference = 'boom' THEN RAISE EXCEPTION 'refused by test trigger'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql");
+    await sql.run('CREATE TRIGGER refuse_boom BEFORE INSERT ON intents FOR EACH ROW EXECUTE FUNCTION refuse_boom()');
+  }
+  try {
+    const refs = Array.from({ length: 25 }, (_, i) => (i === 12 ? 'boom' : `ok${i}`));
+    const answers = await Promise.all(refs.map((reference) => create(current, { ...BODY, reference })));
+    for (const [i, a] of answers.entries()) {
+      if (refs[i] === 'boom') {
+        expect(a.status).toBe(500);
+        expect(a.json).toMatchObject({ error: { code: 'internal.error' } });
+        expect(a.json.error.details.request_id).toMatch(/^req_/);
+      } else {
+        expect(a.status, JSON.stringify(a.json)).toBe(201);
+      }
+    }
+    const ids = answers.filter((a) => a.status === 201).map((a) => a.json.intent.id as string);
+    const rows = await stored(ids);
+    expect(rows.size).toBe(24);
+    for (const r of rows.values()) expect(r).toEqual({ state: 'created', events: 1, deliveries: 1 });
+    const boom = await sql.all<{ n: number }>("SELECT count(*) AS n FROM intents WHERE reference = 'boom'");
+    expect(Number(boom[0]!.n)).toBe(0);
+  } finally {
+    await sql.run(sqlite ? 'DROP TRIGGER refuse_boom' : 'DROP TRIGGER refuse_boom ON intents');
+  }
+  // The writer goes on as before.
+  expect((await create(current)).status).toBe(201);
+}, 60_000);
+
+it('a kill -9 during a storm of creates loses no answered create: each is stored with its event and delivery after a restart', async () => {
+  const acked: string[] = [];
+  let killed = false;
+  const worker = async () => {
+    while (!killed) {
+      let a: { status: number; json: any };
+      try {
+        a = await create(current);
+      } catch {
+        return; // the connection died with the process: not answered
+      }
+      expect(a.status, JSON.stringify(a.json)).toBe(201);
+      acked.push(a.json.intent.id);
+    }
+  };
+  const workers = Array.from({ length: 16 }, worker);
+  const end = Date.now() + 30_000;
+  while (acked.length < 300) {
+    if (Date.now() > end) throw new Error(`only ${acked.length} creates answered in 30 s`);
+    await Bun.sleep(5);
+  }
+  current.proc.kill('SIGKILL');
+  killed = true;
+  await current.proc.exited;
+  await Promise.all(workers);
+
+  current = await serve();
+  const rows = await stored(acked);
+  expect(rows.size).toBe(acked.length);
+  for (const r of rows.values()) expect(r).toEqual({ state: 'created', events: 1, deliveries: 1 });
+  // And the restarted server creates as before.
+  expect((await create(current)).status).toBe(201);
+}, 90_000);
