@@ -13,6 +13,7 @@ import { span, traceStart } from '../trace';
 import type { Awaitable } from '../store/awaitable';
 import type { StoredResponse } from '../store/idempotency';
 import type { IntentWriter } from '../store/intent-writer';
+import { intentRowValues } from '../store/intent-writes';
 import type { IntentRepo, LiveHead, StoredIntent } from '../store/intents';
 import type { Store, StoreRepos } from '../store/store';
 import { MACHINE_VERSION, type IntentContext, type IntentEvent } from '../../machines/intent.machine';
@@ -267,7 +268,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const row: StoredIntent = { ...fields, state: 'created', snapshot: initialSnapshotJson(fields.id, fields.chain), machineVersion: MACHINE_VERSION };
     const k = n.idempotency;
     const out = await writer.create({
-      row,
+      row: intentRowValues(row),
       event: { envelope: envelope('intent.created', row, at), accountId: row.accountId, mode: row.mode, intentId: row.id, createdAt: at },
       idempotency: k && { accountId: k.accountId, mode: k.mode, key: k.key, response: k.response(row), now: at, ttlSeconds: k.ttlSeconds },
     });

@@ -58,7 +58,7 @@ function drain(): void {
   while (pending.length > 0) {
     const batch = pending.length > MAX_BATCH ? pending.splice(0, MAX_BATCH) : pending;
     if (batch === pending) pending = [];
-    post({ type: 'done', outcomes: runBatch(batch) });
+    post({ type: 'done', outcomes: JSON.stringify(runBatch(batch)) });
   }
 }
 
@@ -80,7 +80,7 @@ self.onmessage = (e: MessageEvent<ToIntentWriter>) => {
       post({ type: 'ready' });
       return;
     case 'batch':
-      for (const w of m.writes) pending.push(w);
+      for (const w of JSON.parse(m.writes) as NewIntentWrite[]) pending.push(w);
       if (!scheduled) {
         scheduled = true;
         setImmediate(drain);

@@ -17,13 +17,15 @@ export type { NewIntentWrite } from './intent-writes';
 
 export type ToIntentWriter =
   | { type: 'init'; db: string; gate: SharedArrayBuffer }
-  | { type: 'batch'; writes: NewIntentWrite[] }
+  /** NewIntentWrite[] as JSON (one string: cheap to post, see NewIntentWrite). */
+  | { type: 'batch'; writes: string }
   | { type: 'stop' };
 
 export type FromIntentWriter =
   | { type: 'ready' }
   | { type: 'failed'; error: string }
-  | { type: 'done'; outcomes: NewIntentOutcome[] }
+  /** NewIntentOutcome[] as JSON, in the order the creates were sent. */
+  | { type: 'done'; outcomes: string }
   | { type: 'stopped' };
 
 /** What a create comes to (a failed one rejects). */
@@ -123,7 +125,7 @@ export function startIntentWriter(o: { db: string; gate: SharedArrayBuffer; log:
     const m = e.data;
     switch (m.type) {
       case 'done':
-        answer(m.outcomes);
+        answer(JSON.parse(m.outcomes) as NewIntentOutcome[]);
         return;
       case 'ready':
         up = true;
@@ -147,7 +149,7 @@ export function startIntentWriter(o: { db: string; gate: SharedArrayBuffer; log:
     if (queue.length === 0 || !alive) return;
     const q = queue;
     queue = [];
-    send({ type: 'batch', writes: q });
+    send({ type: 'batch', writes: JSON.stringify(q) });
   }
 
   return {

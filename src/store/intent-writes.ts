@@ -7,12 +7,19 @@ import type { Database } from 'bun:sqlite';
 import type { Mode } from '../domain/intent';
 import { createIdempotencyRepo, type StoredResponse } from './idempotency';
 import { INTENT_COLUMNS, intentToRow, type StoredIntent } from './intent-row';
+
+/** A new row's values for NewIntentWrite.row (booleans as SQLite's 0/1). */
+export const intentRowValues = (i: StoredIntent): unknown[] => intentToRow(i, (b) => (b ? 1 : 0));
 import { createOutbox, type OutboxEvent } from './outbox';
 
-/** One create, as data (the event loop built it; here it is only written). */
+/**
+ * One create, as data (the event loop built it; here it is only written). Plain JSON: a batch
+ * crosses to the thread as one JSON string (a structured clone of the same objects cost the event
+ * loop ~3x as much: 13.5 against 4.3 µs per create).
+ */
 export interface NewIntentWrite {
-  /** The new row, in `created`, with its initial snapshot. */
-  row: StoredIntent;
+  /** The new row (in `created`, with its initial snapshot), its values in INTENT_COLUMNS order (intentRowValues). */
+  row: unknown[];
   /** Its intent.created event (and, with an endpoint, its delivery). */
   event: OutboxEvent;
   /** With an idempotency key: answer a stored response of it instead, else store `response` with the intent. */
@@ -53,7 +60,6 @@ export function createIntentWrites(sqlite: Database): IntentWrites {
   const insert = sqlite.prepare(`INSERT INTO intents (${INTENT_COLUMNS.join(', ')}) VALUES (${INTENT_COLUMNS.map(() => '?').join(', ')})`);
   const outbox = createOutbox(sqlite);
   const idempotency = createIdempotencyRepo(sqlite);
-  const flag = (b: boolean) => (b ? 1 : 0);
 
   function undo(): void {
     rollbackTo.run();
@@ -71,7 +77,7 @@ export function createIntentWrites(sqlite: Database): IntentWrites {
           return { kind: 'replay', stored };
         }
       }
-      insert.run(...(intentToRow(w.row, flag) as never[]));
+      insert.run(...(w.row as never[]));
       const queued = outbox.append(w.event);
       if (k && !idempotency.put(k.accountId, k.mode, k.key, k.response, k.now, k.ttlSeconds)) {
         undo();

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { iso, toWire } from '../../src/domain/intent';
 import { newId } from '../../src/domain/ids';
-import { createIntentWrites, type NewIntentWrite } from '../../src/store/intent-writes';
+import { createIntentWrites, intentRowValues, type NewIntentWrite } from '../../src/store/intent-writes';
 import { IntentWriteError, startIntentWriter, type IntentWriter } from '../../src/store/intent-writer';
 import type { StoredIntent } from '../../src/store/intents';
 import { createWriteGate, type WriteGate } from '../../src/store/write-gate';
@@ -24,11 +24,12 @@ beforeEach(() => {
 });
 afterEach(() => t.dispose());
 
-function write(over: Partial<StoredIntent> = {}, key: string | null = null): NewIntentWrite {
+function write(over: Partial<StoredIntent> = {}, key: string | null = null): NewIntentWrite & { id: string } {
   const row = storedIntent({ accountId: account, idempotencyKey: key, ...over });
   const now = Date.now();
   return {
-    row,
+    id: row.id,
+    row: intentRowValues(row),
     event: {
       envelope: { eventId: newId('evt'), type: 'intent.created', createdAt: iso(now), livemode: false, data: { intent: toWire(row) } },
       accountId: account,
@@ -62,14 +63,14 @@ describe('one transaction of creates', () => {
   it('rolls back only the create that fails; the others commit with their event and delivery', () => {
     const w = createIntentWrites(t.db.sqlite);
     const a = write();
-    const dup = write({ id: a.row.id });
+    const dup = write({ id: a.id });
     const c = write();
     const out = w.run([a, dup, c]);
     expect(out[0]).toEqual({ kind: 'created', queued: true });
     expect(out[1]).toMatchObject({ kind: 'failed', code: 'SQLITE_CONSTRAINT_UNIQUE' });
     expect(out[2]).toEqual({ kind: 'created', queued: true });
-    expect(storedOf(a.row.id)).toEqual([1, 1, 1]);
-    expect(storedOf(c.row.id)).toEqual([1, 1, 1]);
+    expect(storedOf(a.id)).toEqual([1, 1, 1]);
+    expect(storedOf(c.id)).toEqual([1, 1, 1]);
     // The duplicate's event (its own id) was rolled back with it.
     expect(count('SELECT count(*) AS n FROM events WHERE id = ?', dup.event.envelope.eventId)).toBe(0);
   });
@@ -80,9 +81,9 @@ describe('one transaction of creates', () => {
     const second = write({}, 'k1');
     const out = w.run([first, second]);
     expect(out[0]).toEqual({ kind: 'created', queued: true });
-    expect(out[1]).toEqual({ kind: 'replay', stored: { requestHash: 'h', responseStatus: 201, responseBody: JSON.stringify({ id: first.row.id }) } });
+    expect(out[1]).toEqual({ kind: 'replay', stored: { requestHash: 'h', responseStatus: 201, responseBody: JSON.stringify({ id: first.id }) } });
     expect(count("SELECT count(*) AS n FROM intents WHERE idempotency_key = 'k1'")).toBe(1);
-    expect(storedOf(second.row.id)).toEqual([0, 0, 0]);
+    expect(storedOf(second.id)).toEqual([0, 0, 0]);
   });
 
   it('queues no delivery for an account without an endpoint', () => {
@@ -108,14 +109,14 @@ describe('the writer thread', () => {
   it('writes the creates of a turn together and answers each; a failing one rejects alone', async () => {
     expect(writer.usable()).toBe(true);
     const a = write();
-    const ws = [a, write({ id: a.row.id }), write(), write()];
+    const ws = [a, write({ id: a.id }), write(), write()];
     const answers = await Promise.allSettled(ws.map((w) => writer.create(w)));
     expect(answers[0]).toEqual({ status: 'fulfilled', value: { kind: 'created', queued: true } });
     expect(answers[1]!.status).toBe('rejected');
     expect((answers[1] as PromiseRejectedResult).reason).toBeInstanceOf(IntentWriteError);
     expect((answers[1] as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_UNIQUE');
     for (const i of [2, 3]) expect(answers[i]).toEqual({ status: 'fulfilled', value: { kind: 'created', queued: true } });
-    for (const w of [ws[0]!, ws[2]!, ws[3]!]) expect(storedOf(w.row.id)).toEqual([1, 1, 1]);
+    for (const w of [ws[0]!, ws[2]!, ws[3]!]) expect(storedOf(w.id)).toEqual([1, 1, 1]);
     // One transaction for the four (sent in one message, drained at once).
     expect(writer.stats()).toEqual({ batches: 1, writes: 3 });
   });
@@ -127,10 +128,10 @@ describe('the writer thread', () => {
     const p = writer.create(w);
     await Bun.sleep(200);
     expect(await settledYet(p)).toBe(false);
-    expect(storedOf(w.row.id)).toEqual([0, 0, 0]);
+    expect(storedOf(w.id)).toEqual([0, 0, 0]);
     gate.leave();
     await p;
-    expect(storedOf(w.row.id)).toEqual([1, 1, 1]);
+    expect(storedOf(w.id)).toEqual([1, 1, 1]);
 
     gate.hold(true);
     const w2 = write();
@@ -139,7 +140,7 @@ describe('the writer thread', () => {
     expect(await settledYet(p2)).toBe(false);
     gate.hold(false);
     await p2;
-    expect(storedOf(w2.row.id)).toEqual([1, 1, 1]);
+    expect(storedOf(w2.id)).toEqual([1, 1, 1]);
   });
 
   it("the event loop's wait for the turn does not block it, and it goes before the thread's next transaction", async () => {
@@ -158,9 +159,9 @@ describe('the writer thread', () => {
     expect(mine.taken).toBe(true);
     await Bun.sleep(100);
     expect(await settledYet(p)).toBe(false);
-    expect(storedOf(w.row.id)).toEqual([0, 0, 0]);
+    expect(storedOf(w.id)).toEqual([0, 0, 0]);
     gate.leave();
     await p;
-    expect(storedOf(w.row.id)).toEqual([1, 1, 1]);
+    expect(storedOf(w.id)).toEqual([1, 1, 1]);
   });
 });
