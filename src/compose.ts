@@ -139,10 +139,10 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     transact: (fn) => store.transact(fn),
     intents,
     onDeliveriesQueued: () => dispatcher.wake(),
-    onCommitted: (rows, full, live, newer) => {
+    onCommitted: (rows, full, accounts, newer) => {
       chainWatch.sync(rows, full, newer);
       // Every live intent's account is named before any of its events is rendered (boot, another instance's new account).
-      if (full) void names.ensure((live ?? rows).map((r) => r.accountId));
+      if (full) void names.ensure([...(accounts ?? rows.map((r) => r.accountId))]);
     },
     inspect: opts.inspect,
     holdExpiry: (id, tx) => tx.submissions.hasSending(id),

@@ -25,6 +25,19 @@ export interface ListIntentsQuery {
 /** The fields of a live intent its deadline and liveness follow from. */
 export type LiveHead = Pick<StoredIntent, 'id' | 'accountId' | 'state' | 'expiresAt' | 'pendingAtExpiry' | 'txSignature'>;
 
+/**
+ * Where a page of live heads ended: its last intents' receiver and creation time (the leading
+ * columns of the partial index intents_live). No write changes them: a lifecycle move changes
+ * only the state, which the cursor leaves out, so an intent is before or after a cursor for good.
+ */
+export type LiveCursor = readonly [chain: string, requestor: string, tokenAddress: string, createdAt: number];
+
+/** One page of live heads, and where the next starts (null: this was the last). */
+export interface LiveHeadsPage {
+  heads: LiveHead[];
+  next: LiveCursor | null;
+}
+
 export interface IntentRepo {
   insert(i: StoredIntent): Awaitable<void>;
   /** Full-row update by id (the runtime always writes the whole projection). */
@@ -41,11 +54,17 @@ export interface IntentRepo {
   /** Live intents (not terminal), whole rows. */
   listLive(): Awaitable<StoredIntent[]>;
   /**
-   * What the runtime follows of every live intent, oldest first: its deadline, whether it is
-   * live and whether it holds a transaction (boot and the periodic scan). Six columns instead of
-   * whole rows: at 100k live intents ~0.1 s instead of ~0.35 s, and no JSON to parse.
+   * What the runtime follows of live intents (boot and the periodic scan), a page at a time so
+   * that the event loop turns between pages (at 100k live one read of all of them held it ~0.1 s):
+   * each one's deadline, whether it is live and whether it holds a transaction. Six columns, not
+   * whole rows (no JSON to parse). In intents_live's order (receiver, then creation time), the
+   * live intents after `after` (from the start when null): about `limit` of them, never splitting
+   * a group of equal cursor (the page ends with the whole of its last receiver's millisecond).
+   * So each intent is in exactly one page's range, whatever moves it makes between the reads, and
+   * read if it is live when its page is read: none is read twice nor skipped for having moved.
+   * `limit` ≥ 1.
    */
-  listLiveHeads(): Awaitable<LiveHead[]>;
+  liveHeadsPage(after: LiveCursor | null, limit: number): Awaitable<LiveHeadsPage>;
   findByTxSignature(chain: string, txSignature: string): Awaitable<StoredIntent | null>;
   findBySolanaReference(reference: string): Awaitable<StoredIntent | null>;
   /** The payment page's look-up (unique partial index intents_pay_token). */
@@ -61,6 +80,23 @@ export interface IntentRepo {
    * unpaid (contract 14). Boot only; the live ones come from the live scan.
    */
   listClosedWithTransaction(chain: string, since: number): Awaitable<StoredIntent[]>;
+}
+
+/**
+ * The end of a page read in cursor order (both engines): `rows` is a full read of `limit` heads
+ * whose last group (the intents of cursor `next`) may have been cut short; the whole `group` is
+ * read again in one statement and replaces that group's rows, so that the next page can start
+ * strictly after it (a group never spans two pages). On PostgreSQL the second read may see more:
+ * an intent of the group created meanwhile is in it; one that closed meanwhile keeps the copy the
+ * page read (live when read, as if it had closed just after). None is there twice.
+ */
+export function endPage(rows: LiveHead[], next: LiveCursor, group: LiveHead[]): LiveHeadsPage {
+  const inGroup = new Set(group.map((h) => h.id));
+  let kept = 0;
+  for (const h of rows) if (!inGroup.has(h.id)) rows[kept++] = h;
+  rows.length = kept;
+  for (const h of group) rows.push(h);
+  return { heads: rows, next };
 }
 
 /** The machine's tag sets the queries need (compose passes statesTagged('live')). */
@@ -86,11 +122,28 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
     `SELECT * FROM intents WHERE seq IN (
        SELECT seq FROM intents INDEXED BY intents_live WHERE state IN (${live})) ORDER BY seq`,
   );
-  // The same plan as listLive (live seqs from the partial index, rows by rowid), six columns.
-  const liveHeads = sqlite.prepare<{ id: string; accountId: string; state: IntentState; expiresAt: number; pendingAtExpiry: number; txSignature: string | null }, []>(
-    `SELECT id, account_id AS accountId, state, expires_at AS expiresAt, pending_at_expiry AS pendingAtExpiry, tx_signature AS txSignature
-       FROM intents WHERE seq IN (SELECT seq FROM intents INDEXED BY intents_live WHERE state IN (${live})) ORDER BY seq`,
+  // A range of intents_live (the row-value comparison seeks into it: SQLite plans a SEARCH on its
+  // four leading columns, in index order, no sort), each row then read by rowid for six columns.
+  // The cursor columns are read for a page's last intent only (not three more strings per head).
+  type RawHead = Omit<LiveHead, 'pendingAtExpiry'> & { pendingAtExpiry: number | boolean };
+  const HEAD = `SELECT id, account_id AS accountId, state, expires_at AS expiresAt, pending_at_expiry AS pendingAtExpiry,
+       tx_signature AS txSignature FROM intents INDEXED BY intents_live WHERE state IN (${live})`;
+  const ORDER = 'ORDER BY chain, requestor, token_address, created_at';
+  const headsFirst = sqlite.prepare<RawHead, [number]>(`${HEAD} ${ORDER} LIMIT ?1`);
+  const headsAfter = sqlite.prepare<RawHead, [string, string, string, number, number]>(
+    `${HEAD} AND (chain, requestor, token_address, created_at) > (?1, ?2, ?3, ?4) ${ORDER} LIMIT ?5`,
   );
+  const headsAt = sqlite.prepare<RawHead, [string, string, string, number]>(
+    `${HEAD} AND chain = ?1 AND requestor = ?2 AND token_address = ?3 AND created_at = ?4`,
+  );
+  const cursorOf = sqlite.prepare<{ chain: string; requestor: string; tokenAddress: string; createdAt: number }, [string]>(
+    'SELECT chain, requestor, token_address AS tokenAddress, created_at AS createdAt FROM intents WHERE id = ?1',
+  );
+  // Mapped in place (0/1 to a boolean): no second object per live intent.
+  const headsOf = (rows: RawHead[]) => {
+    for (const h of rows) h.pendingAtExpiry = h.pendingAtExpiry === 1;
+    return rows as LiveHead[];
+  };
   const byTx = sqlite.prepare('SELECT * FROM intents WHERE chain = ? AND tx_signature = ?');
   const byReference = sqlite.prepare('SELECT * FROM intents WHERE solana_reference = ?');
   const byPayToken = sqlite.prepare('SELECT * FROM intents WHERE pay_token = ?');
@@ -140,11 +193,13 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
       return (stmt.all(...([...args, q.limit] as never[])) as Row[]).map(intentFromRow);
     },
     listLive: () => (listLive.all() as Row[]).map(intentFromRow),
-    listLiveHeads: () => {
-      // Mapped in place (0/1 to a boolean): no second object per live intent.
-      const heads = liveHeads.all() as Array<Omit<LiveHead, 'pendingAtExpiry'> & { pendingAtExpiry: number | boolean }>;
-      for (const h of heads) h.pendingAtExpiry = h.pendingAtExpiry === 1;
-      return heads as LiveHead[];
+    liveHeadsPage: (after, limit) => {
+      const rows = headsOf(after === null ? headsFirst.all(limit) : headsAfter.all(after[0], after[1], after[2], after[3], limit));
+      if (rows.length < limit) return { heads: rows, next: null };
+      // These reads follow at once (no turn of the event loop): the page is one snapshot.
+      const c = cursorOf.get(rows[rows.length - 1]!.id)!;
+      const next: LiveCursor = [c.chain, c.requestor, c.tokenAddress, c.createdAt];
+      return endPage(rows, next, headsOf(headsAt.all(c.chain, c.requestor, c.tokenAddress, c.createdAt)));
     },
     findByTxSignature: (chain, tx) => {
       const r = byTx.get(chain, tx) as Row | null;

@@ -59,9 +59,9 @@ describe('the periodic live scan on SQLite', () => {
     const runtime: Runtime = createRuntime({
       transact: (fn) => store.transact(fn),
       intents: {
-        listLiveHeads: () => {
-          reads++;
-          return store.repos.intents.listLiveHeads();
+        liveHeadsPage: (after, limit) => {
+          if (after === null) reads++;
+          return store.repos.intents.liveHeadsPage(after, limit);
         },
         get: (id) => store.repos.intents.get(id),
       },

@@ -80,18 +80,71 @@ describe.each(ENGINES)('intents repo (%s)', (engine) => {
     expect(await ids(repo.list({ limit: 100 }))).toHaveLength(8);
   });
 
-  it('listLive returns live states only, oldest first; listLiveHeads is it narrowed, in the same order', async () => {
+  it('listLive returns live states only, oldest first; liveHeadsPage reads the same intents narrowed to six columns', async () => {
     const repo = await repoOf(engine);
     for (const [n, state] of ALL_STATES.entries()) {
       await repo.insert(storedIntent({ state, expiresAt: 1_000 + n, pendingAtExpiry: n % 2 === 1, txSignature: n === 0 ? null : `sig-${state}` }));
     }
     const live = await repo.listLive();
     expect(live.map((i) => i.state)).toEqual(['created', 'pending', 'confirmed', 'dropped']);
-    const heads = await repo.listLiveHeads();
-    expect(heads).toEqual(live.map((i) => ({ id: i.id, accountId: i.accountId, state: i.state, expiresAt: i.expiresAt, pendingAtExpiry: i.pendingAtExpiry, txSignature: i.txSignature })));
-    expect(heads.map((h) => [h.state, h.pendingAtExpiry, h.txSignature])).toEqual([
-      ['created', false, null], ['pending', true, 'sig-pending'], ['confirmed', false, 'sig-confirmed'], ['dropped', true, 'sig-dropped'],
+    const page = await repo.liveHeadsPage(null, 100);
+    expect(page.next).toBeNull();
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+    expect([...page.heads].sort(byId)).toEqual(
+      live.map((i) => ({ id: i.id, accountId: i.accountId, state: i.state, expiresAt: i.expiresAt, pendingAtExpiry: i.pendingAtExpiry, txSignature: i.txSignature })).sort(byId),
+    );
+    expect(page.heads.map((h) => [h.state, h.pendingAtExpiry, h.txSignature]).sort()).toEqual([
+      ['confirmed', false, 'sig-confirmed'], ['created', false, null], ['dropped', true, 'sig-dropped'], ['pending', true, 'sig-pending'],
     ]);
+  });
+
+  it('liveHeadsPage: every live intent in exactly one page, a receiver\'s millisecond never split, moves between pages neither skip nor repeat one', async () => {
+    const repo = await repoOf(engine);
+    const at = (requestor: string, createdAt: number, state: StoredIntent['state'] = 'created') => storedIntent({ requestor, createdAt, state });
+    // Receiver a: three intents of one millisecond (a group), in states that sort around each other.
+    const a1 = at('0xa', 10, 'pending');
+    const a2 = at('0xa', 10);
+    const a3 = at('0xa', 10, 'dropped');
+    const a4 = at('0xa', 11);
+    const b1 = at('0xb', 5);
+    const b2 = at('0xb', 6, 'confirmed');
+    const closed = at('0xa', 10, 'expired');
+    for (const i of [b2, a4, a1, closed, b1, a2, a3]) await repo.insert(i);
+    const all = async (limit: number) => {
+      const pages: string[][] = [];
+      for (let p = await repo.liveHeadsPage(null, limit); ; p = await repo.liveHeadsPage(p.next, limit)) {
+        pages.push(p.heads.map((h) => h.id));
+        if (p.next === null) return pages;
+      }
+    };
+    const sorted = (xs: string[]) => [...xs].sort();
+    const live = sorted([a1.id, a2.id, a3.id, a4.id, b1.id, b2.id]);
+    for (const limit of [1, 2, 3, 4, 100]) {
+      const pages = await all(limit);
+      expect(sorted(pages.flat())).toEqual(live);
+      // The group of a at 10 is always whole in one page.
+      const withGroup = pages.filter((p) => p.includes(a1.id) || p.includes(a2.id) || p.includes(a3.id));
+      expect(withGroup).toHaveLength(1);
+      expect(withGroup[0]).toEqual(expect.arrayContaining([a1.id, a2.id, a3.id]));
+    }
+
+    // Between two pages: a2 (already read) moves created -> confirmed, a4 (not yet read) closes,
+    // b1 (already read) closes, and a new intent is created in a range not yet read. A cursor with
+    // the state in it would have passed over a2 had it not been read yet; here each is read once,
+    // as it is when its page is read.
+    const first = await repo.liveHeadsPage(null, 3);
+    expect(sorted(first.heads.map((h) => h.id))).toEqual(sorted([a1.id, a2.id, a3.id]));
+    await repo.update({ ...a2, state: 'confirmed' });
+    await repo.update({ ...a4, state: 'expired' });
+    await repo.update({ ...b1, state: 'expired' });
+    const fresh = at('0xb', 7);
+    await repo.insert(fresh);
+    const rest: string[] = [];
+    for (let p = await repo.liveHeadsPage(first.next, 3); ; p = await repo.liveHeadsPage(p.next, 3)) {
+      rest.push(...p.heads.map((h) => h.id));
+      if (p.next === null) break;
+    }
+    expect(sorted(rest)).toEqual(sorted([b2.id, fresh.id]));
   });
 
   it('listByReceiver: live ones and those updated since, newest first; listClosedWithTransaction: closed, unfinalized, with a transaction, oldest update first', async () => {

@@ -3,7 +3,7 @@
 // getForUpdate: the row read with FOR UPDATE, so that two transitions of one intent, on any
 // instances, queue on the row lock in the database instead of in one process's memory.
 import type { IntentState, } from '../../domain/intent';
-import type { IntentRepo, IntentStates, StoredIntent } from '../intents';
+import { endPage, type IntentRepo, type IntentStates, type LiveCursor, type LiveHead, type StoredIntent } from '../intents';
 import { INTENT_COLUMNS as COLUMNS, intentFromRow, intentToRow } from '../intent-row';
 import { stateList } from '../states';
 import { type Async, bool, first, num, type Pg, rows } from './sql';
@@ -18,10 +18,24 @@ interface Statements {
   insert: string;
   update: string;
   listLive: string;
-  listLiveHeads: string;
+  headsFirst: string;
+  headsAfter: string;
+  headsAt: string;
   byReceiver: string;
   closedWithTx: string;
 }
+
+const HEAD = 'SELECT id, account_id, state, expires_at, pending_at_expiry, tx_signature FROM intents';
+const ORDER = 'ORDER BY chain, requestor, token_address, created_at';
+
+const headOf = (r: Record<string, unknown>): LiveHead => ({
+  id: r.id as string,
+  accountId: r.account_id as string,
+  state: r.state as IntentState,
+  expiresAt: num(r.expires_at),
+  pendingAtExpiry: bool(r.pending_at_expiry),
+  txSignature: (r.tx_signature as string | null) ?? null,
+});
 
 // The SQL depends only on the live set: built once per set, not once per transaction's repos.
 const cache = new Map<string, Statements>();
@@ -33,7 +47,11 @@ function statements(live: string): Statements {
     insert: `INSERT INTO intents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((_, n) => `$${n + 1}`).join(', ')})`,
     update: `UPDATE intents SET ${COLUMNS.slice(1).map((c, n) => `${c} = $${n + 1}`).join(', ')} WHERE id = $${COLUMNS.length}`,
     listLive: `SELECT * FROM intents WHERE state IN (${live}) ORDER BY seq`,
-    listLiveHeads: `SELECT id, account_id, state, expires_at, pending_at_expiry, tx_signature FROM intents WHERE state IN (${live}) ORDER BY seq`,
+    // A range of the partial index intents_live (the same state list proves it applies; the row
+    // comparison is an index condition on its four leading columns, in index order: no sort).
+    headsFirst: `${HEAD} WHERE state IN (${live}) ${ORDER} LIMIT $1`,
+    headsAfter: `${HEAD} WHERE state IN (${live}) AND (chain, requestor, token_address, created_at) > ($1, $2, $3, $4) ${ORDER} LIMIT $5`,
+    headsAt: `${HEAD} WHERE state IN (${live}) AND chain = $1 AND requestor = $2 AND token_address = $3 AND created_at = $4`,
     byReceiver: `SELECT * FROM intents WHERE chain = $1 AND requestor = $2 AND token_address = $3
        AND (state IN (${live}) OR updated_at >= $4) ORDER BY seq DESC LIMIT 1000`,
     closedWithTx: `SELECT * FROM intents WHERE chain = $1 AND state NOT IN (${live}) AND updated_at >= $2 AND tx_signature IS NOT NULL
@@ -80,15 +98,16 @@ export function createPgIntentRepo(q: Pg, states: IntentStates): PgIntentRepo {
       return all(`SELECT * FROM intents ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${args.length}`, args);
     },
     listLive: () => all(s.listLive, []),
-    listLiveHeads: async () =>
-      (await rows(q, s.listLiveHeads, [])).map((r) => ({
-        id: r.id as string,
-        accountId: r.account_id as string,
-        state: r.state as IntentState,
-        expiresAt: num(r.expires_at),
-        pendingAtExpiry: bool(r.pending_at_expiry),
-        txSignature: (r.tx_signature as string | null) ?? null,
-      })),
+    liveHeadsPage: async (after, limit) => {
+      const read = after === null ? await rows(q, s.headsFirst, [limit]) : await rows(q, s.headsAfter, [...after, limit]);
+      const heads = read.map(headOf);
+      if (heads.length < limit) return { heads, next: null };
+      // The cursor columns of the page's last intent only; they never change, so reading them
+      // apart from the page is safe. Its whole group is read again in one statement.
+      const c = (await first(q, 'SELECT chain, requestor, token_address, created_at FROM intents WHERE id = $1', [heads[heads.length - 1]!.id]))!;
+      const next: LiveCursor = [c.chain as string, c.requestor as string, c.token_address as string, num(c.created_at)];
+      return endPage(heads, next, (await rows(q, s.headsAt, [...next])).map(headOf));
+    },
     findByTxSignature: (chain, tx) => one('SELECT * FROM intents WHERE chain = $1 AND tx_signature = $2', [chain, tx]),
     findBySolanaReference: (ref) => one('SELECT * FROM intents WHERE solana_reference = $1', [ref]),
     findByPayToken: (token) => one('SELECT * FROM intents WHERE pay_token = $1', [token]),
