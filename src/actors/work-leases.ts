@@ -25,7 +25,9 @@ import type { Log } from '../log';
 import type { Held, LeaseStore } from '../store/leases';
 
 export const SHARDS = 16;
-export const shardName = (n: number): string => `shard:${n}`;
+// The names made once: the runtime asks for an intent's shard lease twice per create.
+const SHARD_NAMES = Array.from({ length: SHARDS }, (_, n) => `shard:${n}`);
+export const shardName = (n: number): string => SHARD_NAMES[n] ?? `shard:${n}`;
 export const detectName = (chain: string): string => `detect:${chain}`;
 const INSTANCE = 'instance:';
 /** Heartbeat rows of instances gone this long are deleted (the other rows are kept: their epochs must only grow). */
@@ -81,6 +83,8 @@ export interface WorkLeases {
 interface Mine extends Held {
   /** clock() after which this instance no longer counts on it (TTL from the send of its last renewal). */
   validUntil: number;
+  /** The fencing token fence() hands out for it (one per take, not one per call). */
+  token: Fence;
 }
 
 export function createWorkLeases(o: WorkLeasesOptions): WorkLeases {
@@ -106,7 +110,7 @@ export function createWorkLeases(o: WorkLeasesOptions): WorkLeases {
   };
 
   const gain = (taken: Held[], sent: number) => {
-    for (const h of taken) mine.set(h.name, { ...h, validUntil: sent + ttlMs });
+    for (const h of taken) mine.set(h.name, { ...h, validUntil: sent + ttlMs, token: Object.freeze({ name: h.name, epoch: h.epoch }) });
     const work = taken.filter((h) => h.name !== me);
     if (work.length > 0) {
       o.log('info', 'work leases taken', { owner: o.owner, leases: work.map((h) => `${h.name}@${h.epoch}`) });
@@ -179,7 +183,7 @@ export function createWorkLeases(o: WorkLeasesOptions): WorkLeases {
 
   const fence = (name: string): Fence | null => {
     const m = mine.get(name);
-    return m && clock() < m.validUntil ? { name, epoch: m.epoch } : null;
+    return m && clock() < m.validUntil ? m.token : null;
   };
 
   return {

@@ -73,6 +73,16 @@ export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
   let inline: Dispatcher | null = null;
   let stopped: (() => void) | null = null;
   const send = (m: ToDispatchWorker) => worker.postMessage(m);
+  // A batch's commits settle together and each one that queued a delivery wakes the dispatcher:
+  // they are folded into one raise of the flag at the end of that burst of callbacks (a microtask
+  // queued behind them), so the event loop pays one notify per batch instead of one per create,
+  // and the worker starts one claim for all of them. Nothing waits a turn of the event loop.
+  let wakeQueued = false;
+  const raise = () => {
+    wakeQueued = false;
+    if (inline) inline.wake();
+    else if (Atomics.compareExchange(wakeFlag, 0, 0, 1) === 0) Atomics.notify(wakeFlag, 0);
+  };
   // Settles once the thread has its connection (or has failed over to the event loop): boot waits
   // for it, so the first rows are not left behind a thread still loading while requests are served.
   let settleReady: () => void = () => {};
@@ -120,8 +130,10 @@ export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
       else send({ type: 'start' });
     },
     wake() {
-      if (inline) inline.wake();
-      else if (Atomics.compareExchange(wakeFlag, 0, 0, 1) === 0) Atomics.notify(wakeFlag, 0);
+      if (inline) return inline.wake();
+      if (wakeQueued) return;
+      wakeQueued = true;
+      queueMicrotask(raise);
     },
     async stop() {
       if (stopping) return;

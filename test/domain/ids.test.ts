@@ -55,4 +55,17 @@ describe('ids', () => {
     const seen = new Set(Array.from({ length: 20_000 }, () => randomBase62(16)));
     expect(seen.size).toBe(20_000);
   });
+
+  it('strings of any length come whole and well-formed from the character pool, never handed out twice', () => {
+    for (const n of [0, 1, 7, 62, 1023, 1024, 1025, 4096, 9000]) expect(randomBase62(n)).toMatch(new RegExp(`^[0-9A-Za-z]{${n}}$`));
+    // ~300 refills of mixed lengths: a refill that reused characters, or a slice that overlapped
+    // the one before it, would repeat a 16-character string (1 in 2^95 by chance).
+    const seen = new Set<string>();
+    for (let i = 0; i < 60_000; i++) {
+      randomBase62(i % 5);
+      const s = randomBase62(16);
+      expect(seen.has(s)).toBe(false);
+      seen.add(s);
+    }
+  });
 });
