@@ -1,6 +1,5 @@
 // API keys: `pk_<mode>_` + 32 base62 chars, shown once and stored only as SHA-256 hex + last4.
 // findActiveKeyByHash is on every request's path, so it is one cached prepared statement.
-import { createHash } from 'node:crypto';
 import type { Statement } from 'bun:sqlite';
 import { AppError } from '../domain/errors';
 import { newId, randomBase62 } from '../domain/ids';
@@ -33,8 +32,9 @@ export interface ApiKeyInfo {
 const INFO_COLUMNS = `id, account_id AS accountId, mode, last4, created_at AS createdAt, revoked_at AS revokedAt,
   last_used_at AS lastUsedAt`;
 
+/** SHA-256 hex of the key (Bun's one-shot hash: ~2x cheaper than node:crypto's createHash; once per request). */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return Bun.SHA256.hash(key, 'hex') as string;
 }
 
 export function createApiKey(db: Db, input: { accountId: string; mode: Mode }): { key: string; id: string; last4: string } {
