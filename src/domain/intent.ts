@@ -135,11 +135,18 @@ export interface PaymentIntentWire {
   payUrl: string | null;
 }
 
-// The last instant formatted: a new intent's createdAt, updatedAt and its event's createdAt are one.
+// The last two instants formatted: a new intent's createdAt, updatedAt and its event's createdAt
+// are one, its expiresAt the other, and creates within the same millisecond (several at load)
+// share both.
 let lastMs = Number.NaN;
 let lastIso = '';
+let prevMs = Number.NaN;
+let prevIso = '';
 export function iso(ms: number): string {
   if (ms === lastMs) return lastIso;
+  if (ms === prevMs) return prevIso;
+  prevMs = lastMs;
+  prevIso = lastIso;
   lastIso = new Date(ms).toISOString();
   lastMs = ms;
   return lastIso;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readJsonBody } from '../../src/api/json-body';
 import { hashApiKey } from '../../src/store/api-keys';
 
-const post = (body: Uint8Array | string) =>
+const post = (body: Uint8Array<ArrayBuffer> | string) =>
   new Request('http://h.test/v1/intents', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 describe('request reading', () => {
