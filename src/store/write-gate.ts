@@ -23,12 +23,6 @@ const SYNCED = 3;
 const FAILED = 4;
 /** How many waits of the event loop for the turn are under way: the threads let it go first. */
 const WANT = 5;
-// Waits under way on SYNCED (the dispatcher's durability gate). A notify costs the event loop a
-// trip through the engine's parking lot even with nobody asleep (~0.7 % of the event loop under
-// create load, one per WAL sync): synced() notifies only when the count says someone may be
-// asleep. Exact: a waiter counts itself BEFORE it waits and the wait re-checks the word, so a
-// store that read 0 here is seen by that wait (sequentially consistent atomics).
-const SYNC_SLEEPERS = 6;
 const WORDS = 8;
 
 export interface WriteGate {
@@ -84,13 +78,8 @@ export function writeGateOn(buffer: SharedArrayBuffer): WriteGate {
       if (Atomics.load(w, FAILED) !== 0) throw new Error('the server could not make its commits durable (WAL sync failed)');
       const s = Atomics.load(w, SYNCED);
       if (atLeast(s, seq)) return;
-      Atomics.add(w, SYNC_SLEEPERS, 1);
-      try {
-        const r = waitAsync(w, SYNCED, s, 1000);
-        if (r.async) await r.value;
-      } finally {
-        Atomics.sub(w, SYNC_SLEEPERS, 1);
-      }
+      const r = waitAsync(w, SYNCED, s, 1000);
+      if (r.async) await r.value;
     }
   }
   async function enterLater(maxWaitMs: number): Promise<Turn> {
@@ -151,7 +140,7 @@ export function writeGateOn(buffer: SharedArrayBuffer): WriteGate {
     committing: (seq) => void Atomics.store(w, BEGUN, seq),
     synced(seq) {
       Atomics.store(w, SYNCED, seq);
-      if (Atomics.load(w, SYNC_SLEEPERS) > 0) Atomics.notify(w, SYNCED);
+      Atomics.notify(w, SYNCED);
     },
     failed() {
       Atomics.store(w, FAILED, 1);

@@ -32,8 +32,10 @@ export function intentRoutes(d: ApiDeps) {
   return new Elysia({ name: 'api.intents' })
     .post(
       '/v1/intents',
-      async ({ headers, body, set, request }) => {
-        const r = await createIntent(s, d.caller(request), { body, idempotencyKeyHeader: headers['idempotency-key'] ?? null });
+      // The one header read from the request itself: naming `headers` here would make Elysia copy
+      // every header into an object for each create (Headers.toJSON).
+      async ({ body, set, request }) => {
+        const r = await createIntent(s, d.caller(request), { body, idempotencyKeyHeader: request.headers.get('idempotency-key') });
         // Status is the edge's: create is 201, a replay too (with the header that says so).
         set.status = 201;
         if (r.replayed) set.headers['idempotent-replayed'] = 'true';
