@@ -57,7 +57,8 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
       details: { received: Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value },
     });
   }
-  const smuggled = protoKeyPath(value, '');
+  // A "__proto__" key is in the text as such, or spelled with a \u escape: without either, no walk.
+  const smuggled = text.includes('__proto__') || text.includes('\\u') ? protoKeyPath(value, '') : null;
   if (smuggled !== null) {
     throw new AppError('request.invalid_param', `"__proto__" is not an accepted key (${smuggled}).`, { param: smuggled });
   }
