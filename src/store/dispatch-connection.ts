@@ -64,9 +64,13 @@ export async function openDispatchConnection(db: string, gateBuffer: SharedArray
   const dispatch: Sync<DispatchStore> = {
     claim: (a) => turn(() => inner.claim(a)),
     record: (r) => turn(() => inner.record(r)),
-    release: (r) => turn(() => inner.release(r)),
-    // Nothing to write or claim: no write turn taken (the server's batches would wait for it).
-    recordAndClaim: (records, releases, claim) => (inner.idle(records, releases, claim) ? [] : turn(() => inner.recordAndClaim(records, releases, claim))),
+    release: (r) => inner.release(r),
+    // Releases write nothing (leases in memory); nothing to write or claim: no write turn taken (the
+    // server's batches would wait for it), and the look is not repeated inside the turn.
+    recordAndClaim: (records, releases, claim) => {
+      inner.release(releases);
+      return inner.idle(records, [], claim) ? [] : turn(() => inner.write(records, claim));
+    },
   };
   return {
     dispatch,

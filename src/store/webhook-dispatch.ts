@@ -1,7 +1,15 @@
 // The dispatcher's operations on webhook_deliveries, each one whole transaction: claim due rows
-// fairly (lease them, reading what the send needs in the same statement), record attempts
-// (fenced by the lease value), give leases back; committed without an fsync. The backoff policy
-// stays in src/webhooks; this is the SQL (and, on SQLite, the claim's fairness: webhook-claim.ts).
+// fairly (lease them and read what the send needs), record attempts (fenced by the lease value),
+// give leases back; committed without an fsync. The backoff policy stays in src/webhooks; this is
+// the SQL (and, on SQLite, the claim's fairness: webhook-claim.ts).
+//
+// On SQLite the leases are held in memory, not in the rows: exactly one `serve` holds the file
+// (the instance lease, instance-lease.ts) and one dispatcher runs in it, so nobody else would read
+// a lease written to the row. A claimed row stays pending and unleased in the table until its
+// attempt is recorded; after a crash nothing holds it, which is what an expired lease gives (only
+// sooner). Writing the lease rewrote the row and its entry in the due index once more per
+// delivery (README Decisions). lease_until is still honoured when set (rows leased by an older
+// version) and cleared by a record. PostgreSQL (several instances) keeps its leases in the rows.
 import type { Mode } from '../domain/intent';
 import type { Awaitable, Sync } from './awaitable';
 import type { Db } from './db';
@@ -31,6 +39,7 @@ export interface ClaimedDelivery {
 }
 
 export interface AttemptRecord {
+  seq: number;
   id: string;
   /** The claim's lease value (fencing token). */
   leaseUntil: number;
@@ -44,6 +53,7 @@ export interface AttemptRecord {
 }
 
 export interface LeaseRef {
+  seq: number;
   id: string;
   leaseUntil: number;
 }
@@ -52,7 +62,7 @@ export interface LeaseRef {
 /**
  * Every operation is one transaction committed without an fsync (synchronous=NORMAL on SQLite):
  * only an OS crash can lose the last few, and losing a claim or a record just means a lease runs
- * out and the row is sent again: at least once either way.
+ * out (on SQLite: is gone with the process) and the row is sent again: at least once either way.
  */
 export interface DispatchStore {
   /** Lease due rows fairly (at most `perEndpoint` per URL counting those in flight); returns them. */
@@ -66,16 +76,26 @@ export interface DispatchStore {
 }
 
 export interface SqliteDispatchStore extends Sync<DispatchStore> {
-  /** Whether recordAndClaim with these arguments would write nothing and claim nothing (read only, no transaction). */
+  /**
+   * Whether recordAndClaim with these arguments would write nothing and claim nothing (read only,
+   * no transaction). Releases write nothing on SQLite: give them back first (release).
+   */
   idle(records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: ClaimArgs | null): boolean;
+  /** recordAndClaim without looking first (its caller has just found it not idle). */
+  write(records: readonly AttemptRecord[], claim: ClaimArgs | null): ClaimedDelivery[];
 }
 
 export function createDispatchStore(db: Db): SqliteDispatchStore {
   const sqlite = db.sqlite;
+  // The leases this dispatcher holds: seq → lease value (the fencing token its records carry). A
+  // row is ours while its value is at or after now, as a lease_until in the row would be.
+  const held = new Map<number, number>();
+  const holds = (seq: number, now: number) => (held.get(seq) ?? -Infinity) >= now;
   // Oldest due first along webhook_deliveries_due (pending rows by next_attempt_at, covering url
-  // and lease_until): no sort, and no table read per candidate; leased rows and rows of the
-  // saturated URLs passed in are skipped inside the index. The cost is the index entries read,
-  // not the whole backlog.
+  // and lease_until): no sort, and no table read per candidate; rows leased in the table and rows
+  // of the saturated URLs passed in are skipped inside the index. The cost is the index entries
+  // read, not the whole backlog. Rows this dispatcher holds are in it too (they stay pending and
+  // unleased in the table): passed over in JS.
   const due = `SELECT seq, url FROM webhook_deliveries
       WHERE status = 'pending' AND next_attempt_at <= ?1 AND next_attempt_at >= ?2 AND (lease_until IS NULL OR lease_until < ?1)`;
   const candidates = sqlite.prepare<{ seq: number; url: string }, [number, number, number, string]>(
@@ -84,34 +104,36 @@ export function createDispatchStore(db: Db): SqliteDispatchStore {
   // The same without the URL filter, for the usual claim with no URL at its limit: the NOT IN over
   // json_each, checked per index entry, cost about as much as reading the window itself.
   const candidatesAll = sqlite.prepare<{ seq: number; url: string }, [number, number, number]>(`${due} ORDER BY next_attempt_at LIMIT ?3`);
-  // By primary key (+status keeps SQLite off the pending-only due index, which would scan every pending row).
-  // The due/lease guard is repeated: a row another process leased meanwhile is simply not returned.
-  const lease = sqlite.prepare<ClaimedDelivery, [number, string, number]>(
-    `UPDATE webhook_deliveries SET lease_until = ?1
-      WHERE seq IN (SELECT value FROM json_each(?2))
-        AND +status = 'pending' AND (lease_until IS NULL OR lease_until < ?3)
-      RETURNING seq, id, event_id AS eventId, account_id AS accountId, mode, url,
-                attempt_count AS attemptCount, created_at AS createdAt, lease_until AS leaseUntil,
-                (SELECT payload FROM events e WHERE e.id = event_id) AS payload,
-                (SELECT secret FROM webhook_endpoints w WHERE w.account_id = webhook_deliveries.account_id AND w.mode = webhook_deliveries.mode) AS secret,
-                (SELECT previous_secret FROM webhook_endpoints w WHERE w.account_id = webhook_deliveries.account_id AND w.mode = webhook_deliveries.mode) AS previousSecret,
-                (SELECT previous_secret_expires_at FROM webhook_endpoints w WHERE w.account_id = webhook_deliveries.account_id AND w.mode = webhook_deliveries.mode) AS previousSecretExpiresAt`,
+  // What the send needs, read by primary key at the claim (+status keeps SQLite off the
+  // pending-only due index, which would scan every pending row); the due guard is repeated.
+  const read = sqlite.prepare<ClaimedDelivery, [number, string, number]>(
+    `SELECT d.seq, d.id, d.event_id AS eventId, d.account_id AS accountId, d.mode, d.url,
+            d.attempt_count AS attemptCount, d.created_at AS createdAt, ?1 AS leaseUntil,
+            (SELECT payload FROM events e WHERE e.id = d.event_id) AS payload,
+            w.secret AS secret, w.previous_secret AS previousSecret, w.previous_secret_expires_at AS previousSecretExpiresAt
+       FROM webhook_deliveries d LEFT JOIN webhook_endpoints w ON w.account_id = d.account_id AND w.mode = d.mode
+      WHERE d.seq IN (SELECT value FROM json_each(?2))
+        AND +d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < ?3)`,
   );
+  // Fenced by the attempt count the claim read (one dispatcher: the in-memory lease fences the rest).
   const update = sqlite.prepare<
     unknown,
-    [string, number, number, number | null, string | null, number | null, number | null, number | null, string, number]
+    [string, number, number, number | null, string | null, number | null, number | null, number | null, number, number]
   >(
     `UPDATE webhook_deliveries
         SET status = ?1, attempt_count = ?2, last_attempted_at = ?3, response_status = ?4, last_error = ?5,
             next_attempt_at = COALESCE(?6, next_attempt_at), delivered_at = ?7, failed_at = ?8, lease_until = NULL
-      WHERE id = ?9 AND lease_until = ?10 AND status = 'pending'`,
+      WHERE seq = ?9 AND attempt_count = ?10 AND status = 'pending'`,
   );
-  const releaseOne = sqlite.prepare<unknown, [string, number]>(
-    "UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ? AND lease_until = ? AND status = 'pending'",
-  );
+  // What a transaction does to `held`, applied once it has committed (a rolled-back one leaves it).
+  let taken: Array<[number, number]> = [];
+  let done: number[] = [];
   const recordRows = (records: readonly AttemptRecord[]) => {
     let applied = 0;
     for (const r of records) {
+      // Not ours any more (our lease ran out and another claim took the row): dropped.
+      if (held.get(r.seq) !== r.leaseUntil) continue;
+      done.push(r.seq);
       const res = update.run(
         r.status,
         r.attemptCount,
@@ -121,28 +143,53 @@ export function createDispatchStore(db: Db): SqliteDispatchStore {
         r.nextAttemptAt,
         r.status === 'delivered' ? r.attemptedAt : null,
         r.status === 'failed' ? r.attemptedAt : null,
-        r.id,
-        r.leaseUntil,
+        r.seq,
+        r.attemptCount - 1,
       );
       applied += res.changes;
     }
     return applied;
   };
+  /** Leases are in memory: giving them back writes nothing. */
   const releaseRows = (rows: readonly LeaseRef[]) => {
-    for (const r of rows) releaseOne.run(r.id, r.leaseUntil);
+    for (const r of rows) if (held.get(r.seq) === r.leaseUntil) held.delete(r.seq);
+  };
+  const dueCandidates = (now: number, skipUrls: readonly string[], limit: number, since: number) => {
+    // A lease that ran out with neither record nor release (an attempt that crashed) is dropped,
+    // so `held` stays what is in flight or claimed ahead (at most twice the concurrency).
+    if (held.size > 256) for (const [seq, until] of held) if (until < now) held.delete(seq);
+    // Our own rows are among the oldest due: read past as many as we hold, so `limit` others
+    // still fit (and a window that comes back short still means the end of the due rows).
+    const ours = held.size;
+    const rows =
+      skipUrls.length === 0 ? candidatesAll.all(now, since, limit + ours) : candidates.all(now, since, limit + ours, JSON.stringify(skipUrls));
+    return ours === 0 ? rows : rows.filter((r) => !holds(r.seq, now));
   };
   const statements = {
-    dueCandidates: (now: number, skipUrls: readonly string[], limit: number, since: number) =>
-      skipUrls.length === 0 ? candidatesAll.all(now, since, limit) : candidates.all(now, since, limit, JSON.stringify(skipUrls)),
-    lease: (seqs: readonly number[], leaseUntil: number, now: number) => (seqs.length === 0 ? [] : lease.all(leaseUntil, JSON.stringify(seqs), now)),
+    dueCandidates,
+    lease: (seqs: readonly number[], leaseUntil: number, now: number) => {
+      if (seqs.length === 0) return [];
+      const rows = read.all(leaseUntil, JSON.stringify(seqs), now);
+      for (const r of rows) taken.push([r.seq, leaseUntil]);
+      return rows;
+    },
   };
 
   const syncLevel = (sqlite.query('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
   const relaxed = sqlite.prepare('PRAGMA synchronous = NORMAL');
   const restore = sqlite.prepare(`PRAGMA synchronous = ${syncLevel}`);
   const inTransaction = sqlite.transaction((fn: () => unknown) => fn());
-  /** One BEGIN IMMEDIATE transaction at synchronous=NORMAL; the connection's own level is restored after. */
+  /** One BEGIN IMMEDIATE transaction at synchronous=NORMAL; the leases it took or ended count once it committed. */
   function relaxedTransaction<T>(fn: () => T): T {
+    taken = [];
+    done = [];
+    const value = relaxedTransactionOnly(fn);
+    for (const seq of done) held.delete(seq);
+    for (const [seq, until] of taken) held.set(seq, until);
+    return value;
+  }
+  /** One BEGIN IMMEDIATE transaction at synchronous=NORMAL; the connection's own level is restored after. */
+  function relaxedTransactionOnly<T>(fn: () => T): T {
     // The group committer's batch never spans a turn of the event loop, so this cannot meet it;
     // should it ever, fail clearly (the dispatcher retries) rather than join its transaction.
     if (sqlite.inTransaction) throw new Error('webhook dispatch: the connection is inside another transaction; retry');
@@ -154,30 +201,32 @@ export function createDispatchStore(db: Db): SqliteDispatchStore {
       restore.run();
     }
   }
-
   // The same claim as a plain read that leases nothing: whether it would find a row now.
-  const look = { dueCandidates: statements.dueCandidates, lease: (seqs: readonly number[]) => [...seqs] };
+  const look = { dueCandidates, lease: (seqs: readonly number[]) => [...seqs] };
   /**
    * Nothing to write and nothing the claim would find (a wake or poll while every URL it reaches is
    * at its limit, or nothing is due): known from a read, without BEGIN IMMEDIATE, whose write lock
    * the server's batches queue behind. A row due a moment later is found by the next wake or poll,
-   * as if the transaction had run a moment earlier.
+   * as if the transaction had run a moment earlier. Releases write nothing (the leases are in memory).
    */
-  const idle = (records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: ClaimArgs | null) =>
-    records.length === 0 && releases.length === 0 && (claim === null || claimFairly(look, claim).length === 0);
+  const idle = (records: readonly AttemptRecord[], _releases: readonly LeaseRef[], claim: ClaimArgs | null) =>
+    records.length === 0 && (claim === null || claimFairly(look, claim).length === 0);
+
+  const write = (records: readonly AttemptRecord[], claim: ClaimArgs | null) =>
+    relaxedTransaction(() => {
+      recordRows(records);
+      return claim ? claimFairly(statements, claim) : [];
+    });
 
   return {
     idle,
+    write,
     claim: (a) => relaxedTransaction(() => claimFairly(statements, a)),
     record: (records) => (records.length === 0 ? 0 : relaxedTransaction(() => recordRows(records))),
-    release: (rows) => void (rows.length > 0 && relaxedTransaction(() => releaseRows(rows))),
-    recordAndClaim: (records, releases, claim) =>
-      idle(records, releases, claim)
-        ? []
-        : relaxedTransaction(() => {
-            recordRows(records);
-            releaseRows(releases);
-            return claim ? claimFairly(statements, claim) : [];
-          }),
+    release: (rows) => releaseRows(rows),
+    recordAndClaim: (records, releases, claim) => {
+      releaseRows(releases);
+      return idle(records, releases, claim) ? [] : write(records, claim);
+    },
   };
 }

@@ -14,11 +14,12 @@
 //   counts once, as the dispatcher's own wakes do), and the worker claims on its own connection,
 //   where the commit is already visible;
 // - stop: the worker aborts its sends, gives unsent rows back and records what it finished in its
-//   own last transaction before it answers; a killed process leaves leases that run out, as before;
+//   own last transaction before it answers; a killed process leaves its rows unrecorded, sent again
+//   by the next serve (PostgreSQL: once their leases run out; SQLite: at once, its leases were in memory);
 // - /metrics: the worker publishes its counters in shared memory, read without a round trip;
 // - logs: every line goes back to the server's logger (src/log.ts), at the levels it writes.
 // Should the thread fail to start or die, the dispatcher runs on the event loop instead (rows the
-// dead thread held come back when their leases run out).
+// dead thread held come back when their leases run out; on SQLite at once: they were in its memory).
 import type { Config } from '../config.types';
 import type { LogLevel } from '../log';
 import type { Dispatcher, DispatcherLog, DispatcherStats } from './dispatcher';

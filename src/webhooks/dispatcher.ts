@@ -182,7 +182,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     ready = ready.filter((r) => !rows.has(r));
     for (const r of rows) {
       count(readyPerUrl, r.url, -1);
-      toRelease.push({ id: r.id, leaseUntil: r.leaseUntil });
+      toRelease.push({ seq: r.seq, id: r.id, leaseUntil: r.leaseUntil });
     }
   }
 
@@ -250,7 +250,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       });
     }
     if (outcome.aborted) {
-      toRelease.push({ id: row.id, leaseUntil: row.leaseUntil });
+      toRelease.push({ seq: row.seq, id: row.id, leaseUntil: row.leaseUntil });
       return;
     }
     const rec = decideAttempt(row, outcome, now(), w.retryScheduleSeconds, deps.random);

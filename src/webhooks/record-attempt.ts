@@ -14,7 +14,7 @@ export function decideAttempt(
   random?: () => number,
 ): AttemptRecord {
   const attemptCount = d.attemptCount + 1;
-  const base = { id: d.id, leaseUntil: d.leaseUntil, attemptCount, attemptedAt: now, responseStatus: outcome.status, error: outcome.error };
+  const base = { seq: d.seq, id: d.id, leaseUntil: d.leaseUntil, attemptCount, attemptedAt: now, responseStatus: outcome.status, error: outcome.error };
   if (outcome.ok) return { ...base, status: 'delivered', nextAttemptAt: null };
   const next = nextAttemptAt(schedule, attemptCount, now, d.createdAt, random);
   return next === null ? { ...base, status: 'failed', nextAttemptAt: null } : { ...base, status: 'pending', nextAttemptAt: next };

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.types';
+import type { DispatchStore } from '../../src/store/webhook-dispatch';
 import { createDispatcher, type Dispatcher, type DispatcherDeps } from '../../src/webhooks/dispatcher';
 import { rotateSecret } from '../../src/webhooks/rotate-secret';
 import { setEndpoint } from '../../src/webhooks/set-endpoint';
@@ -18,11 +19,13 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function world(webhooks: Partial<Config['webhooks']> = {}, deps: Partial<DispatcherDeps> = {}) {
+/** `wrap` sees the dispatcher's store calls (the leases it holds). */
+function world(webhooks: Partial<Config['webhooks']> = {}, deps: Partial<DispatcherDeps> = {}, wrap = (d: DispatchStore) => d) {
   const db = tempDb();
   const rx = startReceiver();
   const config = testConfig(webhooks);
-  const dispatcher = createDispatcher({ ...dispatchDeps(db, config), ...deps });
+  const base = dispatchDeps(db, config);
+  const dispatcher = createDispatcher({ ...base, dispatch: wrap(base.dispatch), ...deps });
   cleanups.push(() => db.dispose(), () => rx.close(), () => dispatcher.stop());
   return { db, rx, config, dispatcher };
 }
@@ -286,8 +289,18 @@ describe('dispatcher', () => {
     expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([ev.eventId, ev.eventId]);
   });
 
-  it('claims ahead of its free slots but never sends past perEndpoint; stop() gives the rows claimed ahead back unleased', async () => {
-    const { db, rx, config, dispatcher } = world({ concurrency: 4, perEndpointConcurrency: 2, timeoutMs: 30_000 });
+  it('claims ahead of its free slots but never sends past perEndpoint; stop() gives the rows claimed ahead back unsent', async () => {
+    // What the store has handed out and not yet had back (recorded or released): the leases held.
+    const holding = new Set<string>();
+    const { db, rx, config, dispatcher } = world({ concurrency: 4, perEndpointConcurrency: 2, timeoutMs: 30_000 }, {}, (inner) => ({
+      ...inner,
+      recordAndClaim: async (records, releases, claim) => {
+        const got = await inner.recordAndClaim(records, releases, claim);
+        for (const r of [...records, ...releases]) holding.delete(r.id);
+        for (const r of got) holding.add(r.id);
+        return got;
+      },
+    }));
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
     rx.setHandler(async () => (await gate, { status: 200 }));
@@ -296,13 +309,13 @@ describe('dispatcher', () => {
     const ids = Array.from({ length: 10 }, () => emit(db, { accountId: acct, mode: 'test' }).deliveryId);
     dispatcher.start();
     await rx.waitFor(2);
-    // Two in flight (perEndpoint) and two more leased, waiting for a slot: never a third request.
-    const leased = () => ids.filter((id) => deliveryRow(db, id).leaseUntil !== null).length;
-    await until(() => leased(), (n) => n === 4);
+    // Two in flight (perEndpoint) and two more claimed, waiting for a slot: never a third request.
+    await until(() => holding.size, (n) => n === 4);
     expect(rx.requests).toHaveLength(2);
     const stopping = dispatcher.stop();
     open();
     await stopping;
+    expect(holding.size).toBe(0);
     expect(ids.map((id) => deliveryRow(db, id)).filter((r) => r.leaseUntil !== null)).toEqual([]);
     expect(ids.filter((id) => deliveryRow(db, id).attemptCount > 0).length).toBeLessThanOrEqual(2);
   });

@@ -151,16 +151,65 @@ describe('claim and record', () => {
   it("drops a record whose lease was taken over (fencing), so attempts are not double counted", () => {
     const acct = createAccount(db);
     const [id] = rows(rx.url('/a'), 1, acct);
-    const { claim } = createDispatchStore(db);
+    const store = createDispatchStore(db);
     const now = Date.now();
-    const [mine] = claim({ now, leaseUntil: now + 10, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });
-    const [theirs] = claim({ now: now + 11, leaseUntil: now + 5000, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });
+    const [mine] = store.claim({ now, leaseUntil: now + 10, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });
+    const [theirs] = store.claim({ now: now + 11, leaseUntil: now + 5000, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true });
     expect(theirs!.id).toBe(id);
-    const recorder = createDispatchStore(db);
-    const rec = { id: id!, status: 'pending' as const, attemptCount: 1, attemptedAt: now, responseStatus: 500, error: 'x', nextAttemptAt: now + 100 };
-    expect(recorder.record([{ ...rec, leaseUntil: mine!.leaseUntil }])).toBe(0);
-    expect(deliveryRow(db, id!)).toMatchObject({ attemptCount: 0, leaseUntil: now + 5000 });
-    expect(recorder.record([{ ...rec, leaseUntil: theirs!.leaseUntil }])).toBe(1);
+    const rec = { seq: mine!.seq, id: id!, status: 'pending' as const, attemptCount: 1, attemptedAt: now, responseStatus: 500, error: 'x', nextAttemptAt: now + 100 };
+    expect(store.record([{ ...rec, leaseUntil: mine!.leaseUntil }])).toBe(0);
+    expect(deliveryRow(db, id!)).toMatchObject({ attemptCount: 0, status: 'pending' });
+    expect(store.record([{ ...rec, leaseUntil: theirs!.leaseUntil }])).toBe(1);
     expect(deliveryRow(db, id!)).toMatchObject({ attemptCount: 1, leaseUntil: null, nextAttemptAt: now + 100, responseStatus: 500 });
+    // Recorded: no longer held; once due again it is claimed again.
+    expect(store.claim({ now: now + 100, leaseUntil: now + 9000, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: true }).map((r) => r.id)).toEqual([id]);
+  });
+
+  it('holds its leases in memory (one serve per SQLite file): the row stays pending and unleased in the table, is not claimed twice while held, and a new process (after a crash) claims it at once', () => {
+    const acct = createAccount(db);
+    const ids = rows(rx.url('/a'), 3, acct);
+    const store = createDispatchStore(db);
+    const now = Date.now();
+    const args = { now, leaseUntil: now + 60_000, limit: 10, perEndpoint: 10, inFlight: new Map<string, number>(), deep: true };
+    expect(store.claim(args).map((r) => r.id).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(deliveryRow(db, id)).toMatchObject({ status: 'pending', attemptCount: 0, leaseUntil: null });
+    expect(store.claim(args)).toEqual([]);
+    expect(store.idle([], [], args)).toBe(true);
+    // Another store on the file (the process after a crash) holds nothing: every row is due to it.
+    expect(createDispatchStore(db).claim(args)).toHaveLength(3);
+  });
+
+  it('gives a lease back without writing (released rows are claimed again), and a lease whose record failed stays held until the record is written', () => {
+    const acct = createAccount(db);
+    const [a, b] = rows(rx.url('/a'), 2, acct);
+    const store = createDispatchStore(db);
+    const now = Date.now();
+    const args = { now, leaseUntil: now + 60_000, limit: 10, perEndpoint: 10, inFlight: new Map<string, number>(), deep: true };
+    const claimed = store.claim(args);
+    const ra = claimed.find((r) => r.id === a)!;
+    const rb = claimed.find((r) => r.id === b)!;
+    store.release([{ seq: rb.seq, id: rb.id, leaseUntil: rb.leaseUntil }]);
+    expect(store.claim(args).map((r) => r.id)).toEqual([b]);
+    // The record's transaction fails (here a trigger refuses the write): the lease is still ours, the retry applies.
+    db.sqlite.exec("CREATE TEMP TRIGGER refuse BEFORE UPDATE ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    const rec = { seq: ra.seq, id: a!, leaseUntil: ra.leaseUntil, status: 'delivered' as const, attemptCount: 1, attemptedAt: now, responseStatus: 200, error: null, nextAttemptAt: null };
+    expect(() => store.recordAndClaim([rec], [], args)).toThrow(/refused/);
+    db.sqlite.exec('DROP TRIGGER refuse');
+    expect(store.claim(args)).toEqual([]);
+    expect(store.record([rec])).toBe(1);
+    expect(deliveryRow(db, a!)).toMatchObject({ status: 'delivered', attemptCount: 1 });
+  });
+
+  it('reads past the rows it holds: a shallow claim finds due rows behind more held rows than its window', () => {
+    const acct = createAccount(db);
+    const now = Date.now();
+    for (let i = 0; i < 100; i++) rows(rx.url(`/u${i}`), 1, acct, now - 5000);
+    const behind = rows(rx.url('/z'), 5, acct, now - 10);
+    const store = createDispatchStore(db);
+    const args = { now, leaseUntil: now + 60_000, perEndpoint: 4, inFlight: new Map<string, number>() };
+    expect(store.claim({ ...args, limit: 100, deep: true })).toHaveLength(100);
+    const next = store.claim({ ...args, limit: 10, deep: false });
+    expect(next).toHaveLength(4);
+    for (const r of next) expect(behind).toContain(r.id);
   });
 });

@@ -159,16 +159,16 @@ describe('dispatch claims (PostgreSQL)', () => {
     const [mine] = await store.claim(base(now, { leaseUntil: now + 10 }));
     const [theirs] = await store.claim(base(now + 11, { leaseUntil: now + 5000 }));
     expect(theirs!.id).toBe(id);
-    const rec = { id: id!, status: 'pending' as const, attemptCount: 1, attemptedAt: now, responseStatus: 500, error: 'x', nextAttemptAt: now + 100 };
+    const rec = { seq: mine!.seq, id: id!, status: 'pending' as const, attemptCount: 1, attemptedAt: now, responseStatus: 500, error: 'x', nextAttemptAt: now + 100 };
     expect(await store.record([{ ...rec, leaseUntil: mine!.leaseUntil }])).toBe(0);
     const row = async () => (await createPgDeliveryRepo(t.sql).get(id!))!;
     expect(await row()).toMatchObject({ attemptCount: 0 });
     expect(await store.record([{ ...rec, leaseUntil: theirs!.leaseUntil }])).toBe(1);
     expect(await row()).toMatchObject({ attemptCount: 1, nextAttemptAt: now + 100, responseStatus: 500, lastError: 'x', lastAttemptedAt: now });
     const [again] = await store.claim(base(now + 100, { leaseUntil: now + 9000 }));
-    await store.release([{ id: again!.id, leaseUntil: 1 }]); // not our lease: nothing
+    await store.release([{ seq: again!.seq, id: again!.id, leaseUntil: 1 }]); // not our lease: nothing
     expect(await store.claim(base(now + 100))).toEqual([]);
-    await store.release([{ id: again!.id, leaseUntil: again!.leaseUntil }]);
+    await store.release([{ seq: again!.seq, id: again!.id, leaseUntil: again!.leaseUntil }]);
     const [back] = await store.claim(base(now + 100));
     expect(back).toMatchObject({ id, attemptCount: 1 });
     expect(await store.record([{ ...rec, status: 'delivered', attemptCount: 2, attemptedAt: now + 200, responseStatus: 200, error: null, nextAttemptAt: null, leaseUntil: back!.leaseUntil }])).toBe(1);
@@ -184,8 +184,8 @@ describe('dispatch claims (PostgreSQL)', () => {
     expect(first.map((r) => r.id).sort()).toEqual([a, b].sort());
     const [done, back] = first;
     const next = await store.recordAndClaim(
-      [{ id: done!.id, leaseUntil: done!.leaseUntil, status: 'delivered', attemptCount: 1, attemptedAt: now, responseStatus: 200, error: null, nextAttemptAt: null }],
-      [{ id: back!.id, leaseUntil: back!.leaseUntil }],
+      [{ seq: done!.seq, id: done!.id, leaseUntil: done!.leaseUntil, status: 'delivered', attemptCount: 1, attemptedAt: now, responseStatus: 200, error: null, nextAttemptAt: null }],
+      [{ seq: back!.seq, id: back!.id, leaseUntil: back!.leaseUntil }],
       base(now + 1, { limit: 5, perEndpoint: 5 }),
     );
     expect(next.map((r) => r.id).sort()).toEqual([back!.id, c].sort());
