@@ -26,6 +26,8 @@ import { getPublicUrl, setPublicUrl } from './domain/pay-url';
 import { registerAccountNames } from './domain/account-names';
 import { payPlugin } from './pay/index';
 import { openStore, sqliteOf, type Store } from './store/store';
+import { inTurn, type WriteGate } from './store/write-gate';
+import type { IdempotencyRepo } from './store/idempotency';
 import type { StoredIntent } from './store/intents';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher';
 import { startDispatcherThread } from './webhooks/dispatcher-thread';
@@ -54,6 +56,17 @@ export interface CoreOptions {
    */
   writerThread?: boolean;
 }
+
+/**
+ * SQLite with threads writing beside the event loop: a create's idempotency claim and release
+ * (autocommit statements on the event loop's connection, outside any write) take the write turn
+ * first, without blocking (write-gate.ts inTurn).
+ */
+const claimsInTurn = (repo: IdempotencyRepo, gate: WriteGate): IdempotencyRepo => ({
+  ...repo,
+  claim: (accountId, mode, key) => inTurn(gate, () => repo.claim(accountId, mode, key)).then((held) => held),
+  release: (accountId, mode, key) => inTurn(gate, () => repo.release(accountId, mode, key)).then(() => {}),
+});
 
 /** How often `sending` submissions left by a failed commit are applied as sent. */
 const RECONCILE_INTERVAL_MS = 2_000;
@@ -152,7 +165,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     writer: () => intentWriter,
   });
   services = {
-    config, runtime, intents, idempotency: repos.idempotency, chains, screener,
+    config, runtime, intents, idempotency: gate ? claimsInTurn(repos.idempotency, gate) : repos.idempotency, chains, screener,
     submissions, log, faults: opts.faults, payments: repos.payments, detection: repos.detection,
   };
   const reconcile = () =>

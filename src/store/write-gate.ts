@@ -165,3 +165,20 @@ export function writeGateOn(buffer: SharedArrayBuffer): WriteGate {
     },
   };
 }
+
+/**
+ * Run a short write of the event loop's connection outside any batch (an autocommit statement:
+ * an idempotency key's claim row) in the write turn, waiting for the turn without blocking: else
+ * it would meet another thread's transaction (the intent writer's holds its fsync) in SQLite's
+ * busy handler, which sleeps on the event loop. Never from inside a write function (the batch
+ * holds the turn). `maxWaitMs` past, it runs anyway (SQLite's lock decides).
+ */
+export async function inTurn<T>(gate: WriteGate, fn: () => T, maxWaitMs = 100): Promise<T> {
+  const t = gate.enterAsync(maxWaitMs);
+  const turn = t instanceof Promise ? await t : t;
+  try {
+    return fn();
+  } finally {
+    if (turn.taken) gate.leave();
+  }
+}

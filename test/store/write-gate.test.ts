@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDispatchConnection, type DispatchConnection } from '../../src/store/dispatch-connection';
 import { createGroupCommitter, type GroupCommitter } from '../../src/store/group-commit';
 import { createWalSync, type WalSync } from '../../src/store/wal-sync';
-import { createWriteGate, type WriteGate } from '../../src/store/write-gate';
+import { createWriteGate, inTurn, type WriteGate } from '../../src/store/write-gate';
 import type { ClaimArgs } from '../../src/store/webhook-dispatch';
 import { tempDb, type TempDb } from '../support/db';
 import { createAccount, insertDelivery, insertEvent, putEndpoint } from '../webhooks/factory';
@@ -135,5 +135,22 @@ describe("the dispatcher connection's durability gate", () => {
     await expect(p).rejects.toThrow('EIO');
     await expect(gated).rejects.toThrow('WAL sync failed');
     await expect(conn.durable()).rejects.toThrow('WAL sync failed');
+  });
+});
+
+describe("the event loop's short writes outside batches (inTurn)", () => {
+  it('wait for the turn held elsewhere without blocking the loop, run once it is given back, and give it back', async () => {
+    const held = gate.enter(0);
+    expect(held.taken).toBe(true);
+    let ran = 0;
+    const p = inTurn(gate, () => ++ran, 5_000);
+    // The loop turns while it waits; it has not run.
+    expect(await settledYet(p)).toBe(false);
+    expect(ran).toBe(0);
+    gate.leave();
+    expect(await p).toBe(1);
+    // Given back: the next one takes it at once.
+    expect(gate.enter(0).taken).toBe(true);
+    gate.leave();
   });
 });
