@@ -2,7 +2,7 @@
 // hello-world server measured in the same run. The load generator is a separate process (wrk if
 // installed, else bench/create/load.ts) so it does not share the server's event loop.
 // Usage: bun bench/create/run.ts [--write]   (--write records the run in bench/RESULTS.md)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from 'bun:sqlite';
@@ -38,6 +38,9 @@ interface LoadResult {
   server_cpu_us?: number;
   /** The same for its main thread alone (the event loop; the rest: WAL syncs, checkpoints, the dispatcher's thread). */
   main_cpu_us?: number;
+  /** Its Worker threads (dispatcher, intent writer, checkpointer), and its other threads (JIT, GC, I/O pool). */
+  worker_cpu_us?: number;
+  other_cpu_us?: number;
   requests: number;
   duration_us: number;
   ok: number;
@@ -69,6 +72,34 @@ function mainThreadCpuUs(): number {
   }
 }
 
+/**
+ * CPU µs of this process's threads by kind: the event loop (the main thread), Workers (the webhook
+ * dispatcher's, the intent writer's, the checkpointer's: Bun names them all `Worker`), and the rest
+ * (JIT, GC helpers, the I/O pool that runs the WAL fdatasyncs).
+ */
+function threadCpuUs(): { main: number; workers: number; other: number } {
+  const out = { main: 0, workers: 0, other: 0 };
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      } catch {
+        continue; // the thread ended meanwhile
+      }
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const us = ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
+      if (tid === String(process.pid)) out.main += us;
+      else if (comm === 'Worker') out.workers += us;
+      else out.other += us;
+    }
+  } catch {
+    return { main: Number.NaN, workers: Number.NaN, other: Number.NaN };
+  }
+  return out;
+}
+
 async function load(t: Target, seconds: number): Promise<LoadResult> {
   let cmd: string[];
   let childEnv: Record<string, string | undefined> = { ...process.env };
@@ -82,6 +113,7 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
   }
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuUs();
+  const th0 = threadCpuUs();
   const proc = Bun.spawn(cmd, { env: childEnv, stdout: 'pipe', stderr: 'pipe' });
   // The load generator stops by itself after `seconds`; this is only a guard against a hang.
   const guard = setTimeout(() => proc.kill('SIGKILL'), (seconds + 30) * 1000);
@@ -90,7 +122,14 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
   const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
   if (code !== 0 || !line) throw new Error(`load generator failed (exit ${code}):\n${out}\n${err}`);
   const cpu = process.cpuUsage(cpu0);
-  return { ...(JSON.parse(line.slice('BENCH_JSON '.length)) as LoadResult), server_cpu_us: cpu.user + cpu.system, main_cpu_us: mainThreadCpuUs() - main0 };
+  const th1 = threadCpuUs();
+  return {
+    ...(JSON.parse(line.slice('BENCH_JSON '.length)) as LoadResult),
+    server_cpu_us: cpu.user + cpu.system,
+    main_cpu_us: mainThreadCpuUs() - main0,
+    worker_cpu_us: th1.workers - th0.workers,
+    other_cpu_us: th1.other - th0.other,
+  };
 }
 
 const optional = ['payforge_commit_gate_waits_total', 'payforge_commit_gate_wait_seconds_total', 'payforge_writer_batches_total', 'payforge_writer_writes_total'];
@@ -206,7 +245,8 @@ const md = [
     `Commits: ${(pf.batches / (pf.r.duration_us / 1e6)).toFixed(0)}/s for ${(pf.writes / (pf.r.duration_us / 1e6)).toFixed(0)} writes/s ` +
     `(mean group-commit batch ${(pf.writes / Math.max(1, pf.batches)).toFixed(1)}), of which ${(pf.writerBatches / (pf.r.duration_us / 1e6)).toFixed(0)}/s for ${(pf.writerWrites / (pf.r.duration_us / 1e6)).toFixed(0)} creates/s on the intent writer thread (synchronous=FULL: its fsync on that thread); the event loop's batches made durable by ${(pf.syncs / (pf.r.duration_us / 1e6)).toFixed(0)} WAL fdatasyncs/s off the event loop. ` +
     `Event-loop batches that waited for another thread's transaction (dispatcher, intent writer) before BEGIN (without blocking the loop): ${pf.gateWaits} of ${pf.batches - pf.writerBatches}, ${pf.gateWaitMs.toFixed(0)} ms in all (${(pf.gateWaitMs / Math.max(1, pf.gateWaits)).toFixed(2)} ms each). ` +
-    `Server main thread (event loop): ${((pf.r.main_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs CPU per create (${(((pf.r.main_cpu_us ?? 0) / Math.max(1, pf.r.server_cpu_us ?? 1)) * 100).toFixed(0)} % of the process's). ` +
+    `Server main thread (event loop): ${((pf.r.main_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs CPU per create (${(((pf.r.main_cpu_us ?? 0) / Math.max(1, pf.r.server_cpu_us ?? 1)) * 100).toFixed(0)} % of the process's); ` +
+    `its Worker threads (webhook dispatcher, intent writer, checkpointer) ${((pf.r.worker_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs, its other threads (JIT, GC, I/O pool) ${((pf.r.other_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs. ` +
     `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.delivered}. ` +
     `Database after a TRUNCATE checkpoint: ${pf.bytesPerIntent.toFixed(0)} bytes per created intent (row and indexes, its event and delivery).`,
   '',

@@ -7,7 +7,7 @@
 // a periodic scan of the live rows, so a failed write can never unwatch or forget an intent.
 import type { InspectionEvent } from 'xstate';
 import { newId } from '../domain/ids';
-import { iso, toWire, type EventEnvelope, type EventType, type IntentState, type Mode } from '../domain/intent';
+import { iso, toWire, type EventEnvelope, type EventType, type IntentState, type Mode, type PaymentIntentWire } from '../domain/intent';
 import type { Log } from '../log';
 import { span, traceStart } from '../trace';
 import type { Awaitable } from '../store/awaitable';
@@ -121,6 +121,8 @@ export interface NewIntent {
    * written); else `response(intent)` is stored with the intent, in its transaction.
    */
   idempotency: { accountId: string; mode: Mode; key: string; ttlSeconds: number; response(intent: StoredIntent): StoredResponse } | null;
+  /** The intent's wire form, when the caller renders it anyway (its answer): the event shows the same object. */
+  wire?(intent: StoredIntent): PaymentIntentWire;
 }
 
 export type NewIntentResult =
@@ -170,8 +172,8 @@ function project(prev: StoredIntent, s: Step, at: number): StoredIntent {
   };
 }
 
-function envelope(type: EventType, intent: StoredIntent, at: number): EventEnvelope {
-  return { eventId: newId('evt'), type, createdAt: iso(at), livemode: intent.mode === 'live', data: { intent: toWire(intent) } };
+function envelope(type: EventType, intent: StoredIntent, at: number, wire: (i: StoredIntent) => PaymentIntentWire = toWire): EventEnvelope {
+  return { eventId: newId('evt'), type, createdAt: iso(at), livemode: intent.mode === 'live', data: { intent: wire(intent) } };
 }
 
 /**
@@ -284,7 +286,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const k = n.idempotency;
     const out = await writer.create({
       row: intentRowValues(row),
-      event: { envelope: envelope('intent.created', row, at), accountId: row.accountId, mode: row.mode, intentId: row.id, createdAt: at },
+      event: { envelope: envelope('intent.created', row, at, n.wire), accountId: row.accountId, mode: row.mode, intentId: row.id, createdAt: at },
       idempotency: k && { accountId: k.accountId, mode: k.mode, key: k.key, response: k.response(row), now: at, ttlSeconds: k.ttlSeconds },
     });
     if (out.kind === 'replay') return { replay: out.stored };

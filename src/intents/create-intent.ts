@@ -117,6 +117,7 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
     let wire: { of: StoredIntent; intent: PaymentIntentWire } | null = null;
     const wireOf = (i: StoredIntent) => (wire?.of === i ? wire.intent : (wire = { of: i, intent: toWire(i) }).intent);
     const created = await s.runtime.create({
+      wire: wireOf,
       fields: (now) => ({
         id: newId('pi'),
         accountId: caller.accountId,

@@ -92,7 +92,9 @@ it('creates read back with their event and delivery, and their intent.created we
   if (sqlite) expect(await metric(current, 'payforge_writer_writes_total')).toBeGreaterThanOrEqual(40);
   await rx.waitFor(40, { timeoutMs: 20_000 });
   const hooks = rx.requests.map((r) => JSON.parse(r.body) as { type: string; data: { intent: { id: string } } });
-  for (const id of ids) expect(hooks.some((h) => h.type === 'intent.created' && h.data.intent.id === id), id).toBe(true);
+  expect(ids).toHaveLength(40);
+  // Each event shows the intent exactly as its create answered it.
+  for (const a of answers) expect(hooks.find((h) => h.type === 'intent.created' && h.data.intent.id === a.json.intent.id)?.data.intent).toEqual(a.json.intent);
 }, 60_000);
 
 it('concurrent creates with one Idempotency-Key make one intent, and a repeat replays it', async () => {
