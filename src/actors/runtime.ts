@@ -248,6 +248,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       unfollow(i.id);
       return;
     }
+    followOwned(i);
+  }
+
+  /** follow() of a row of a shard this instance holds (the scan has asked already: one shard hash per head). */
+  function followOwned(i: LiveHead): void {
     if (hasTag(i, 'terminal')) {
       live.delete(i.id);
       deadlines.disarm(i.id);
@@ -334,7 +339,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         ids.add(h.id);
         accounts.add(h.accountId);
         if (h.txSignature !== null) holding.push(h);
-        if (!newer(h.id)) follow(h);
+        if (!newer(h.id)) followOwned(h);
       }
       if (page.next === null) break;
       await nextTurn();
