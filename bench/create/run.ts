@@ -30,6 +30,8 @@ const WRITE = process.argv.includes('--write');
 // BENCH_BASELINE=0 skips the hello-world run (for `bun --cpu-prof` of the server alone).
 const BASELINE = process.env.BENCH_BASELINE !== '0';
 const HERE = import.meta.dir;
+// BENCH_WRITER=0 writes creates on the event loop (serve's intent writer thread off), for an A/B of the same tree.
+const WRITER_THREAD = process.env.BENCH_WRITER !== '0';
 
 const BODY = JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '12.34', requestor: '0x1111111111111111111111111111111111111111' });
 
@@ -180,7 +182,7 @@ async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary
   });
   const receiver = Bun.spawn([process.execPath, join(HERE, '../webhooks/receiver-proc.ts'), '1'], { stdout: 'pipe', stderr: 'inherit' });
   const [receiverPort] = await firstLine<number[]>(receiver.stdout);
-  const server = await startServer(config, { bootstrap: true });
+  const server = await startServer(config, { bootstrap: true, writerThread: WRITER_THREAD });
   try {
     const side = openDb(db);
     await setEndpoint(webhookServices(createRepos(side), config), { accountId: server.bootstrapAccount!, mode: 'test' }, { url: `http://127.0.0.1:${receiverPort}/hook` });
