@@ -105,6 +105,23 @@ export interface IntentStates {
   live: readonly IntentState[];
 }
 
+/**
+ * liveHeadsPage's SQL (exported for the plan's test). A range of intents_live: the row-value
+ * comparison seeks into it (SQLite plans a SEARCH on its four leading columns, in index order, no
+ * sort), each row then read by rowid for six columns. The cursor columns are read for a page's
+ * last intent only (not three more strings per head).
+ */
+export function liveHeadsSql(live: string): { first: string; after: string; at: string } {
+  const head = `SELECT id, account_id AS accountId, state, expires_at AS expiresAt, pending_at_expiry AS pendingAtExpiry,
+       tx_signature AS txSignature FROM intents INDEXED BY intents_live WHERE state IN (${live})`;
+  const order = 'ORDER BY chain, requestor, token_address, created_at';
+  return {
+    first: `${head} ${order} LIMIT ?1`,
+    after: `${head} AND (chain, requestor, token_address, created_at) > (?1, ?2, ?3, ?4) ${order} LIMIT ?5`,
+    at: `${head} AND chain = ?1 AND requestor = ?2 AND token_address = ?3 AND created_at = ?4`,
+  };
+}
+
 export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<IntentRepo> {
   const live = stateList(states.live);
   const insert = sqlite.prepare(
@@ -122,20 +139,11 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
     `SELECT * FROM intents WHERE seq IN (
        SELECT seq FROM intents INDEXED BY intents_live WHERE state IN (${live})) ORDER BY seq`,
   );
-  // A range of intents_live (the row-value comparison seeks into it: SQLite plans a SEARCH on its
-  // four leading columns, in index order, no sort), each row then read by rowid for six columns.
-  // The cursor columns are read for a page's last intent only (not three more strings per head).
   type RawHead = Omit<LiveHead, 'pendingAtExpiry'> & { pendingAtExpiry: number | boolean };
-  const HEAD = `SELECT id, account_id AS accountId, state, expires_at AS expiresAt, pending_at_expiry AS pendingAtExpiry,
-       tx_signature AS txSignature FROM intents INDEXED BY intents_live WHERE state IN (${live})`;
-  const ORDER = 'ORDER BY chain, requestor, token_address, created_at';
-  const headsFirst = sqlite.prepare<RawHead, [number]>(`${HEAD} ${ORDER} LIMIT ?1`);
-  const headsAfter = sqlite.prepare<RawHead, [string, string, string, number, number]>(
-    `${HEAD} AND (chain, requestor, token_address, created_at) > (?1, ?2, ?3, ?4) ${ORDER} LIMIT ?5`,
-  );
-  const headsAt = sqlite.prepare<RawHead, [string, string, string, number]>(
-    `${HEAD} AND chain = ?1 AND requestor = ?2 AND token_address = ?3 AND created_at = ?4`,
-  );
+  const sql = liveHeadsSql(live);
+  const headsFirst = sqlite.prepare<RawHead, [number]>(sql.first);
+  const headsAfter = sqlite.prepare<RawHead, [string, string, string, number, number]>(sql.after);
+  const headsAt = sqlite.prepare<RawHead, [string, string, string, number]>(sql.at);
   const cursorOf = sqlite.prepare<{ chain: string; requestor: string; tokenAddress: string; createdAt: number }, [string]>(
     'SELECT chain, requestor, token_address AS tokenAddress, created_at AS createdAt FROM intents WHERE id = ?1',
   );

@@ -1,7 +1,8 @@
 // The intents repository on a real SQLite file with the real migrations: what only SQLite is asked
 // (text affinity, the partial indexes its INDEXED BY queries insist on).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createIntentRepo } from '../../src/store/intents';
+import { createIntentRepo, liveHeadsSql } from '../../src/store/intents';
+import { stateList } from '../../src/store/states';
 import { createDetectionRepo } from '../../src/store/detection';
 import { INTENT_STATES } from '../../src/domain/intent';
 import { statesTagged } from '../../machines/judge';
@@ -43,5 +44,15 @@ describe('intents repo (SQLite only; the cases both engines share: test/store/in
     // Detection's INDEXED BY intents_live refuses to prepare when its live list no longer matches.
     expect(() => createDetectionRepo(t.db.sqlite, { live: statesTagged('live'), watching: statesTagged('watching') })).not.toThrow();
     expect(() => createDetectionRepo(t.db.sqlite, { live: ['pending'], watching: statesTagged('watching') })).toThrow(/no query solution/);
+  });
+
+  it('liveHeadsPage seeks into intents_live and reads it in its own order: no sort of the live rows per page', () => {
+    const sql = liveHeadsSql(stateList(statesTagged('live')));
+    const plan = (q: string, ...args: unknown[]) =>
+      (t.db.sqlite.query(`EXPLAIN QUERY PLAN ${q}`).all(...(args as never[])) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+    // A sort would read every live row for each page (the whole scan quadratic in live intents).
+    expect(plan(sql.first, 500)).toMatch(/^SCAN intents USING INDEX intents_live$/);
+    expect(plan(sql.after, 'eip155:84532', '0x1', '0x2', 5, 500)).toBe('SEARCH intents USING INDEX intents_live ((chain,requestor,token_address,created_at)>(?,?,?,?))');
+    expect(plan(sql.at, 'eip155:84532', '0x1', '0x2', 5)).toMatch(/^SEARCH intents USING INDEX intents_live \(chain=\? AND requestor=\? AND token_address=\? AND created_at=\?/);
   });
 });

@@ -88,4 +88,35 @@ describe('intents repo (PostgreSQL only; the cases both engines share: test/stor
     const plan = (await t.sql.unsafe(`EXPLAIN ${text}`, params)).map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
     expect(plan).toContain('intents_closed_unfinalized_tx');
   });
+
+  it('liveHeadsPage seeks into intents_live and reads it in its own order: no sort of the live rows per page', async () => {
+    // Its very statements, as the repository sends them.
+    const sent: Array<{ text: string; params: unknown[] }> = [];
+    const spy = { unsafe: (text: string, params: unknown[]) => (sent.push({ text, params }), t.sql.unsafe(text, params)) } as unknown as Pg;
+    const live = storedIntent({ state: 'created', createdAt: 100 });
+    const closed = storedIntent({ state: 'cancelled', createdAt: 100 });
+    for (const i of [live, closed]) await repo.insert(i);
+    // 5,000 copies of each (created_at spread: groups of a few), so the planner sees a real table.
+    for (const template of [live, closed]) {
+      await t.sql.unsafe(
+        `INSERT INTO intents (id, pay_token, ${COLUMNS_BUT_KEYS.join(', ')})
+         SELECT $2 || n, $3 || n, ${COLUMNS_BUT_KEYS.map((c) => (c === 'created_at' ? '100 + n / 4' : c)).join(', ')} FROM intents, generate_series(1, 5000) AS n WHERE id = $1`,
+        [template.id, `pi_${template.state}`, `pt_${template.state}`],
+      );
+    }
+    await t.sql`ANALYZE intents`;
+    const pages = createPgIntentRepo(spy, LIVE);
+    const first = await pages.liveHeadsPage(null, 100);
+    await pages.liveHeadsPage(first.next, 100);
+    const plans = await Promise.all(
+      sent.filter((s) => s.text.includes('ORDER BY')).map(async ({ text, params }) => (await t.sql.unsafe(`EXPLAIN ${text}`, params)).map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')),
+    );
+    expect(plans).toHaveLength(2);
+    // A sort would read every live row for each page (the whole scan quadratic in live intents).
+    for (const plan of plans) {
+      expect(plan).toContain('Index Scan using intents_live');
+      expect(plan).not.toContain('Sort');
+    }
+    expect(plans[1]).toMatch(/Index Cond: \(ROW\(chain, requestor, token_address, created_at\) > ROW\(/);
+  });
 });
