@@ -80,6 +80,12 @@ self.onmessage = (e: MessageEvent<ToIntentWriter>) => {
       post({ type: 'ready' });
       return;
     case 'batch':
+      // After stop the connection is closed (its prepared statements would still write through
+      // it): fail these, unwritten. The event loop sends nothing after stop; this is a guard.
+      if (conn === null) {
+        post({ type: 'done', outcomes: JSON.stringify((JSON.parse(m.writes) as unknown[]).map(() => failedOutcome('the intent writer has stopped'))) });
+        return;
+      }
       for (const w of JSON.parse(m.writes) as NewIntentWrite[]) pending.push(w);
       if (!scheduled) {
         scheduled = true;

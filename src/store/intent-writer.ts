@@ -78,6 +78,8 @@ export function startIntentWriter(o: { db: string; gate: SharedArrayBuffer; log:
   (worker as Worker & { unref(): void }).unref();
   let alive = true;
   let up = false;
+  // stop() began: no create is handed over any more (the runtime writes them on the event loop).
+  let stopping = false;
   let queue: NewIntentWrite[] = [];
   // One per create sent, in order: the thread answers in that order.
   let waiting: Waiter[] = [];
@@ -155,7 +157,9 @@ export function startIntentWriter(o: { db: string; gate: SharedArrayBuffer; log:
   return {
     create(w) {
       return new Promise<NewIntentAnswer>((resolve, reject) => {
-        if (!alive) return reject(new Error('the intent writer thread is not running'));
+        // Never sent, so never written: a create after stop() began would otherwise reach the
+        // thread behind its stop and be written with nobody waiting for its answer.
+        if (!alive || stopping) return reject(new Error('the intent writer thread is not running'));
         queue.push(w);
         waiting.push({ resolve, reject });
         // Every create of this turn of the event loop in one message.
@@ -165,11 +169,12 @@ export function startIntentWriter(o: { db: string; gate: SharedArrayBuffer; log:
         }
       });
     },
-    usable: () => up && alive,
+    usable: () => up && alive && !stopping,
     ready: () => readyP,
     stats: () => ({ batches, writes }),
     async stop() {
-      if (!alive) return;
+      if (!alive || stopping) return;
+      stopping = true;
       flush();
       const done = new Promise<void>((resolve) => (stopped = resolve));
       send({ type: 'stop' });
