@@ -180,3 +180,39 @@ it('a kill -9 during a storm of creates loses no answered create: each is stored
   // And the restarted server creates as before.
   expect((await create(current)).status).toBe(201);
 }, 90_000);
+
+it('a SIGTERM during a storm of creates stops cleanly: every answered create is stored with its event and delivery, no request is left hanging', async () => {
+  const acked: string[] = [];
+  let stopping = false;
+  const worker = async () => {
+    for (;;) {
+      let a: { status: number; json: any };
+      try {
+        a = await create(current);
+      } catch {
+        if (stopping) return; // refused or cut: the server had stopped listening, not answered
+        throw new Error('a create failed before the stop');
+      }
+      if (stopping && a.status !== 201) return;
+      expect(a.status, JSON.stringify(a.json)).toBe(201);
+      acked.push(a.json.intent.id);
+    }
+  };
+  const workers = Array.from({ length: 16 }, worker);
+  const end = Date.now() + 30_000;
+  while (acked.length < 300) {
+    if (Date.now() > end) throw new Error(`only ${acked.length} creates answered in 30 s`);
+    await Bun.sleep(5);
+  }
+  stopping = true;
+  current.proc.kill('SIGTERM');
+  // A clean stop (exit 0), and every request in flight answered or cut (the workers all return).
+  expect(await current.proc.exited).toBe(0);
+  await Promise.all(workers);
+
+  current = await serve();
+  const rows = await stored(acked);
+  expect(rows.size).toBe(acked.length);
+  for (const r of rows.values()) expect(r).toEqual({ state: 'created', events: 1, deliveries: 1 });
+  expect((await create(current)).status).toBe(201);
+}, 90_000);
