@@ -28,7 +28,7 @@ beforeAll(async () => {
   rx = startReceiver();
   const config = join(tdb.dir, 'config.json');
   // The storm below sends more creates than one key's default rate limit admits in a burst.
-  writeFileSync(config, JSON.stringify({ webhooks: { pollIntervalMs: 200, timeoutMs: 2000, leaseMs: 1000 }, rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } }));
+  writeFileSync(config, JSON.stringify({ webhooks: { pollIntervalMs: 200, timeoutMs: 2000, leaseMs: 1000 }, rateLimit: { perSecond: 1_000_000, burst: 1_000_000 }, intents: { defaultTtlSeconds: 900, minTtlSeconds: 1, maxTtlSeconds: 604800 } }));
   args = ['serve', '--bootstrap', '--db', tdb.db, '--config', config, '--port', '0'];
   sql = rawSql(tdb.db);
   current = await serve();
@@ -112,6 +112,23 @@ it('concurrent creates with one Idempotency-Key make one intent, and a repeat re
   expect(Number(rows[0]!.n)).toBe(1);
   // Another body under the same key: refused, nothing written.
   expect(await create(current, { ...BODY, amount: '2' }, headers)).toMatchObject({ status: 422, json: { error: { code: 'idempotency.key_reused' } } });
+}, 60_000);
+
+it('intents created on the writer expire at their deadline, each with its intent.expired event', async () => {
+  const answers = await Promise.all(Array.from({ length: 20 }, () => create(current, { ...BODY, ttlSeconds: 1 })));
+  for (const a of answers) expect(a.status, JSON.stringify(a.json)).toBe(201);
+  const ids = answers.map((a) => a.json.intent.id as string);
+  // Armed by the follow after the writer's COMMIT (or, were that missed, by the live scan: the
+  // writer's commits are another connection's, so the 5-second scan reads them).
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const rows = await sql.all<{ id: string; state: string; expired: number }>(
+      `SELECT i.id, i.state, (SELECT count(*) FROM events e WHERE e.intent_id = i.id AND e.type = 'intent.expired') AS expired FROM intents i WHERE i.id IN (${ids.map((id) => `'${id}'`).join(', ')})`,
+    );
+    if (rows.length === 20 && rows.every((r) => r.state === 'expired' && Number(r.expired) === 1)) break;
+    if (Date.now() > end) throw new Error(`not all expired: ${JSON.stringify(rows.filter((r) => r.state !== 'expired').map((r) => r.state))}`);
+    await Bun.sleep(50);
+  }
 }, 60_000);
 
 it('a create whose write fails answers with the error envelope; the creates beside it commit', async () => {
