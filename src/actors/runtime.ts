@@ -264,6 +264,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     else deadlines.disarm(i.id);
   }
 
+  // Creates sent to the writer thread and not answered yet: true once a write of the same intent
+  // was handed over meanwhile (its row is visible from the writer's COMMIT on, before the answer).
+  const creating = new Map<string, boolean>();
+
   /** Committed: now, and only now, memory follows these rows. A write that did not commit changed nothing here, so nothing needs undoing. */
   function handOver(touched: Iterable<StoredIntent>, moves: CommittedMove[], queued: boolean): void {
     handovers++;
@@ -273,6 +277,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const remember = scans.length > 0;
     const rows: StoredIntent[] = [];
     for (const i of touched) {
+      if (creating.size > 0 && creating.has(i.id)) creating.set(i.id, true);
       if (remember) handedAt.set(i.id, handovers);
       follow(i);
       // Another instance follows the rest (their shard is its), from its own scan of the rows.
@@ -293,14 +298,24 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const fields = n.fields(at);
     const row: StoredIntent = { ...fields, state: 'created', snapshot: initialSnapshotJson(fields.id, fields.chain), machineVersion: MACHINE_VERSION };
     const k = n.idempotency;
-    const out = await writer.create({
-      row: intentRowValues(row),
-      event: { envelope: envelope('intent.created', row, at, n.wire), accountId: row.accountId, mode: row.mode, intentId: row.id, createdAt: at },
-      idempotency: k && { accountId: k.accountId, mode: k.mode, key: k.key, response: k.response(row), now: at, ttlSeconds: k.ttlSeconds },
-    });
+    creating.set(row.id, false);
+    let out: Awaited<ReturnType<typeof writer.create>>;
+    let superseded: boolean;
+    try {
+      out = await writer.create({
+        row: intentRowValues(row),
+        event: { envelope: envelope('intent.created', row, at, n.wire), accountId: row.accountId, mode: row.mode, intentId: row.id, createdAt: at },
+        idempotency: k && { accountId: k.accountId, mode: k.mode, key: k.key, response: k.response(row), now: at, ttlSeconds: k.ttlSeconds },
+      });
+    } finally {
+      superseded = creating.get(row.id) === true;
+      creating.delete(row.id);
+    }
     if (out.kind === 'replay') return { replay: out.stored };
     if (out.kind === 'elsewhere') return { committedElsewhere: true };
-    handOver([row], mirror ? [{ id: row.id, chain: row.chain, before: null, event: null, after: row.snapshot, ended: false }] : [], out.queued);
+    // A write of it committed after this one was handed over first: memory follows that (newer) row.
+    if (superseded) handOver([], [], out.queued);
+    else handOver([row], mirror ? [{ id: row.id, chain: row.chain, before: null, event: null, after: row.snapshot, ended: false }] : [], out.queued);
     return { intent: row };
   }
 
