@@ -40,7 +40,7 @@ export interface IntentWriter {
   ready(): Promise<void>;
   /** Transactions and creates the thread committed. */
   stats(): { batches: number; writes: number };
-  /** Write what is queued, close the thread's connection, end the thread. */
+  /** Write what is queued, close the thread's connection, end the thread; from its call on, usable() is false and create() refuses (unsent). */
   stop(): Promise<void>;
 }
 
