@@ -93,6 +93,7 @@ export const ConfigSchema = obj({
   detection: obj({ lookbackSeconds: num(0) }),
   cluster: obj({ leaseSeconds: positive(), poolSize: int(1, 1000) }),
   rateLimit: obj({ perSecond: positive(), burst: num(1) }),
+  sqlite: obj({ writerThread: bool() }),
   rpc: obj({ timeoutMs: num(1), breakerFailures: int(1), breakerCooldownMs: num(0), retryAfterSeconds: int(1) }),
   adminToken: Type.Union([Type.Null(), str()], { description: 'a non-empty string' }),
   publicUrl: Type.Union([Type.Null(), Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })], {

@@ -49,6 +49,12 @@ export interface Config {
     poolSize: number;
   };
   rateLimit: { perSecond: number; burst: number };
+  /**
+   * SQLite under `serve`: write creates on a thread of their own (src/store/intent-writer.ts)
+   * instead of the event loop's group commit. Off by default: on 2 cores it measured slower
+   * (README Decisions, "Creates on their own thread").
+   */
+  sqlite: { writerThread: boolean };
   rpc: { timeoutMs: number; breakerFailures: number; breakerCooldownMs: number; retryAfterSeconds: number };
   adminToken: string | null;
   /** Where payers reach this server (pay links); null = http://<host>:<port> of the listener. */
@@ -79,6 +85,7 @@ export const DEFAULT_CONFIG: Config = {
   detection: { lookbackSeconds: 604800 },
   cluster: { leaseSeconds: 10, poolSize: 10 },
   rateLimit: { perSecond: 200, burst: 400 },
+  sqlite: { writerThread: false },
   rpc: { timeoutMs: 5000, breakerFailures: 3, breakerCooldownMs: 10000, retryAfterSeconds: 5 },
   adminToken: null,
   publicUrl: null,

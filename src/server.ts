@@ -29,7 +29,7 @@ export interface ServerOptions extends CoreOptions {
 export async function startServer(config: Config, opts: ServerOptions): Promise<ServerHandle> {
   const log = opts.log ?? createLogger(config.logLevel);
   const inspect = opts.inspect ?? (config.inspect === false ? undefined : await createStatelyInspector(config.inspect, log));
-  const core = await createCore(config, { dispatcherThread: true, writerThread: true, ...opts, inspect, log });
+  const core = await createCore(config, { dispatcherThread: true, writerThread: config.sqlite.writerThread, ...opts, inspect, log });
   // Before anything listens, broadcasts or expires: a second serve on the same file stops here.
   try {
     const lease = holdInstanceLease(core.store, config, log, () => opts.onInstanceLeaseLost?.());

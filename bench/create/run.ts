@@ -30,8 +30,8 @@ const WRITE = process.argv.includes('--write');
 // BENCH_BASELINE=0 skips the hello-world run (for `bun --cpu-prof` of the server alone).
 const BASELINE = process.env.BENCH_BASELINE !== '0';
 const HERE = import.meta.dir;
-// BENCH_WRITER=0 writes creates on the event loop (serve's intent writer thread off), for an A/B of the same tree.
-const WRITER_THREAD = process.env.BENCH_WRITER !== '0';
+// BENCH_WRITER=1 writes creates on serve's intent writer thread (config sqlite.writerThread, off by default), for an A/B of the same tree.
+const WRITER_THREAD = process.env.BENCH_WRITER === '1';
 
 const BODY = JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '12.34', requestor: '0x1111111111111111111111111111111111111111' });
 

@@ -28,7 +28,7 @@ beforeAll(async () => {
   rx = startReceiver();
   const config = join(tdb.dir, 'config.json');
   // The storm below sends more creates than one key's default rate limit admits in a burst.
-  writeFileSync(config, JSON.stringify({ webhooks: { pollIntervalMs: 200, timeoutMs: 2000, leaseMs: 1000 }, rateLimit: { perSecond: 1_000_000, burst: 1_000_000 }, intents: { defaultTtlSeconds: 900, minTtlSeconds: 1, maxTtlSeconds: 604800 } }));
+  writeFileSync(config, JSON.stringify({ webhooks: { pollIntervalMs: 200, timeoutMs: 2000, leaseMs: 1000 }, rateLimit: { perSecond: 1_000_000, burst: 1_000_000 }, intents: { defaultTtlSeconds: 900, minTtlSeconds: 1, maxTtlSeconds: 604800 }, sqlite: { writerThread: true } }));
   args = ['serve', '--bootstrap', '--db', tdb.db, '--config', config, '--port', '0'];
   sql = rawSql(tdb.db);
   current = await serve();

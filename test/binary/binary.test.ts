@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -55,13 +55,15 @@ describe('the compiled binary dist/payforge', () => {
     expect(bad.stderr).toContain('config: cannot read config file');
 
     // The webhook dispatcher's and the intent writer's workers are inside the executable too: the
-    // intent below is written on the writer's thread and its intent.created arrives.
+    // intent below is written on the writer's thread (off by default: switched on by config) and
+    // its intent.created arrives.
     const rx = startReceiver();
     const hook = await run('webhooks', 'set-endpoint', '--db', './payforge.db', '--account', accountId, '--mode', 'test', '--url', rx.url('/hooks'));
     expect(hook.code, hook.stderr).toBe(0);
 
     const port = await freePort();
-    const server = await startServe(['serve', '--port', String(port), '--db', './payforge.db'], { bin, cwd: work });
+    writeFileSync(join(work, 'writer.json'), JSON.stringify({ sqlite: { writerThread: true } }));
+    const server = await startServe(['serve', '--port', String(port), '--db', './payforge.db', '--config', './writer.json'], { bin, cwd: work });
     try {
       expect(server.url).toBe(`http://127.0.0.1:${port}`);
       expect(server.testKey).toBeUndefined();

@@ -71,6 +71,13 @@ burst = 400
 `;
 
 describe('loadConfig', () => {
+  it('writes creates on the event loop unless sqlite.writerThread turns the thread on (measured slower on 2 cores)', () => {
+    expect(DEFAULT_CONFIG.sqlite.writerThread).toBe(false);
+    const file = join(mkdtempSync(join(tmpdir(), 'pf-cfg-')), 'writer.json');
+    writeFileSync(file, JSON.stringify({ sqlite: { writerThread: true } }));
+    expect(loadConfig({ config: file }, {}).sqlite.writerThread).toBe(true);
+  });
+
   it('returns the built-in defaults when nothing is given', () => {
     expect(loadConfig({}, {})).toEqual(DEFAULT_CONFIG);
   });
@@ -169,6 +176,7 @@ describe('loadConfig refuses a bad key, naming it', () => {
     ['idempotency ttl 0', { idempotency: { ttlSeconds: 0 } }, 'config: idempotency.ttlSeconds must be a number > 0'],
     ['rateLimit perSecond negative', { rateLimit: { perSecond: -1 } }, 'config: rateLimit.perSecond must be a number > 0'],
     ['rateLimit burst 0', { rateLimit: { burst: 0 } }, 'config: rateLimit.burst must be a number >= 1'],
+    ['sqlite.writerThread not boolean', { sqlite: { writerThread: 'yes' } }, 'config: sqlite.writerThread must be true or false'],
     ['adminToken empty', { adminToken: '' }, 'config: adminToken must be a non-empty string'],
     ['logLevel unknown', { logLevel: 'trace' }, 'config: logLevel must be one of debug, info, warn, error'],
     ['section not an object', { webhooks: 3 }, 'config: webhooks must be an object'],
