@@ -14,6 +14,7 @@
 // share the next one. Without it (tests, :memory:), COMMIT syncs itself (synchronous=FULL).
 import type { Database } from 'bun:sqlite';
 import { span, traceStart } from '../trace';
+import type { IntentWriteWatch } from './changed-elsewhere';
 import type { WalSync } from './wal-sync';
 import type { WriteGate } from './write-gate';
 
@@ -81,6 +82,7 @@ export class WriteAwaitedIoError extends Error {
  * `gate`: the write turn and batch numbers shared with the webhook dispatcher's connection on its
  * own thread (write-gate.ts); each batch takes the turn before BEGIN and gives it back after its
  * COMMIT, and publishes its number before the COMMIT and the number its syncs reach after them.
+ * `watch`: told of each batch's BEGIN, its COMMIT and that COMMIT's success (changed-elsewhere.ts).
  */
 export function createGroupCommitter(
   sqlite: Database,
@@ -88,6 +90,7 @@ export function createGroupCommitter(
   walSync: WalSync | null = null,
   log: StoreLog = () => {},
   gate: WriteGate | null = null,
+  watch: Pick<IntentWriteWatch, 'began' | 'committing' | 'committed'> | null = null,
 ): GroupCommitter {
   let queue: Pending[] = [];
   let scheduled = false;
@@ -214,6 +217,7 @@ export function createGroupCommitter(
       for (const p of batch) p.reject(error);
       return;
     }
+    watch?.began();
     open = true;
     try {
       for (const p of batch) results.push(await runOne(p));
@@ -222,6 +226,7 @@ export function createGroupCommitter(
     }
     // Before the COMMIT: a reader on another connection that sees this batch also sees its number.
     gate?.committing(committedSeq + 1);
+    watch?.committing();
     try {
       commit.run();
     } catch (error) {
@@ -249,6 +254,7 @@ export function createGroupCommitter(
       }
       return;
     }
+    watch?.committed();
     batches++;
     writes += batch.length;
     span('commit.batch', t0, batch.length);

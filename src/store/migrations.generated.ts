@@ -54,5 +54,10 @@ export const MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: string 
     "tag": "0010_closed_unfinalized_tx",
     "when": 1795473954733,
     "sql": "CREATE INDEX `intents_closed_unfinalized_tx` ON `intents` (`chain`,`updated_at`) WHERE state NOT IN ('created','pending','confirmed','dropped') AND tx_signature IS NOT NULL AND finalized_at IS NULL;"
+  },
+  {
+    "tag": "0011_intent_writes",
+    "when": 1795494344344,
+    "sql": "-- A count of intent row writes, kept by the database for every connection (the server's, a CLI\n-- command's, an older binary's): the periodic live scan reads the rows again only when some\n-- connection other than the server's own batches wrote intents (src/store/changed-elsewhere.ts).\nCREATE TABLE `intent_writes` (`k` integer PRIMARY KEY NOT NULL, `n` integer NOT NULL);\n--> statement-breakpoint\nINSERT INTO `intent_writes` (`k`, `n`) VALUES (0, 0);\n--> statement-breakpoint\nCREATE TRIGGER `intent_writes_insert` AFTER INSERT ON `intents` BEGIN UPDATE `intent_writes` SET `n` = `n` + 1 WHERE `k` = 0; END;\n--> statement-breakpoint\nCREATE TRIGGER `intent_writes_update` AFTER UPDATE ON `intents` BEGIN UPDATE `intent_writes` SET `n` = `n` + 1 WHERE `k` = 0; END;\n--> statement-breakpoint\nCREATE TRIGGER `intent_writes_delete` AFTER DELETE ON `intents` BEGIN UPDATE `intent_writes` SET `n` = `n` + 1 WHERE `k` = 0; END;\n"
   }
 ];

@@ -2,7 +2,7 @@
 // way to run a transaction, the durability gate, a health check and close. SQLite: one
 // connection, writes group-committed (group-commit.ts), the WAL synced off the event loop and
 // checkpointed on a worker. PostgreSQL: src/store/pg (a pool; each transact one connection).
-import { changedElsewhere } from './changed-elsewhere';
+import { intentWriteWatch } from './changed-elsewhere';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { openDb, type Db } from './db';
 import type { DetectionStates } from './detection';
@@ -78,9 +78,10 @@ export interface SqliteStore extends Store {
    */
   writeGate: WriteGate | null;
   /**
-   * True on the first call and whenever another connection (a CLI command, another process) has
-   * committed since the previous call; false when only this connection wrote (the runtime then
-   * skips its periodic scan: it already follows every row this connection committed).
+   * True on the first call and whenever intents were written other than by this connection's
+   * batches (a CLI command, another process, the intent writer thread) since the previous call;
+   * false when only they wrote intents, whatever else other connections committed (the runtime
+   * then skips its periodic scan: it already follows every row its batches committed).
    */
   changedElsewhere(): boolean;
   /**
@@ -127,7 +128,8 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   // A file database syncs its WAL off the event loop and checkpoints on a worker thread.
   const walSync = path === ':memory:' || opts.oneShot ? null : createWalSync(path);
   const writeGate = walSync ? createWriteGate() : null;
-  const committer: GroupCommitter = createGroupCommitter(db.sqlite, 512, walSync, opts.log, writeGate);
+  const watch = intentWriteWatch(db.sqlite);
+  const committer: GroupCommitter = createGroupCommitter(db.sqlite, 512, walSync, opts.log, writeGate, watch);
   db.durable = () => committer.durable();
   const intentWriter = writeGate && opts.writerThread ? startIntentWriter({ db: path, gate: writeGate.buffer, log: opts.log }) : null;
   const checkpointer: Checkpointer | null = walSync
@@ -191,7 +193,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
     },
     intentWriter,
     writeGate,
-    changedElsewhere: changedElsewhere(db.sqlite),
+    changedElsewhere: () => watch.changedElsewhere(),
     forgetPredecessors(instanceId) {
       forgetClaimsOfOthers(db.sqlite, instanceId);
       expireLeasesOfOthers(db.sqlite, instanceId);
