@@ -48,8 +48,13 @@ export const webhookEndpoints = sqliteTable(
 export const intents = sqliteTable(
   'intents',
   {
-    /** Insertion order: the stable key for newest-first pagination. */
-    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /**
+     * Insertion order: the stable key for newest-first pagination. The rowid without
+     * AUTOINCREMENT (migration 0012): max(seq) + 1 under the write lock, so still increasing in
+     * commit order, and no row of this table is ever deleted, so no seq is ever handed out twice;
+     * AUTOINCREMENT only added a read and a write of sqlite_sequence to every insert (README Decisions).
+     */
+    seq: integer('seq').primaryKey(),
     id: text('id').notNull(),
     accountId: text('account_id').notNull(),
     mode: text('mode', { enum: ['test', 'live'] }).notNull(),
@@ -233,7 +238,8 @@ export const instanceLeases = sqliteTable('instance_leases', {
 export const events = sqliteTable(
   'events',
   {
-    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /** Insertion order, the rowid without AUTOINCREMENT as intents.seq (never deleted, never reused). */
+    seq: integer('seq').primaryKey(),
     id: text('id').notNull(),
     accountId: text('account_id').notNull(),
     mode: text('mode', { enum: ['test', 'live'] }).notNull(),
@@ -250,7 +256,8 @@ export const events = sqliteTable(
 export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
   {
-    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /** Insertion order, the rowid without AUTOINCREMENT as intents.seq (never deleted, never reused). */
+    seq: integer('seq').primaryKey(),
     id: text('id').notNull(),
     eventId: text('event_id').notNull(),
     accountId: text('account_id').notNull(),

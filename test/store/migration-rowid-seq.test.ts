@@ -1,0 +1,98 @@
+// Migration 0012 (intents, events and webhook_deliveries keep their seq as the plain rowid, no
+// AUTOINCREMENT): a database written before it keeps every row with its seq, every index and trigger
+// as it was, and the order; rows inserted after it continue above the highest seq.
+import { Database } from 'bun:sqlite';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { statesTagged } from '../../machines/judge';
+import { newId } from '../../src/domain/ids';
+import { toWire } from '../../src/domain/intent';
+import { openDb } from '../../src/store/db';
+import { createIntentRepo } from '../../src/store/intents';
+import { MIGRATIONS } from '../../src/store/migrations.generated';
+import { createOutbox } from '../../src/store/outbox';
+import { storedIntent } from '../support/db';
+
+const TAG = '0012_rowid_seq';
+const TABLES = ['intents', 'events', 'webhook_deliveries'];
+
+let dir: string;
+let path: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'payforge-migration-'));
+  path = join(dir, 'payforge.db');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A database as the release before 0012 left it: every earlier migration, recorded as db.ts does. */
+function openBefore(): Database {
+  const s = new Database(path, { create: true, strict: true });
+  s.exec('PRAGMA journal_mode = WAL');
+  s.exec('CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  for (const m of MIGRATIONS) {
+    if (m.tag >= TAG) break;
+    for (const stmt of m.sql.split('--> statement-breakpoint')) if (stmt.trim()) s.exec(stmt);
+    s.query('INSERT INTO __migrations (tag, applied_at) VALUES (?, ?)').run(m.tag, 1);
+  }
+  return s;
+}
+
+const schemaOf = (s: Database, type: 'table' | 'index' | 'trigger') =>
+  s.query<{ name: string; sql: string }, [string]>(`SELECT name, sql FROM sqlite_master WHERE type = ? AND tbl_name IN ('intents', 'events', 'webhook_deliveries') ORDER BY name`).all(type);
+const rowsOf = (s: Database, table: string) => s.query(`SELECT * FROM ${table} ORDER BY seq`).all() as Array<Record<string, unknown>>;
+/** A row's values by column name (the rebuilt intents table orders its columns as schema.ts does). */
+const byName = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => a.localeCompare(b))));
+
+describe('migration 0012: seq without AUTOINCREMENT', () => {
+  it('keeps every row with its seq, every index, and new rows continue above the highest seq', () => {
+    const old = openBefore();
+    expect(MIGRATIONS.map((m) => m.tag)).toContain(TAG);
+    for (const t of schemaOf(old, 'table')) expect(t.sql).toContain('AUTOINCREMENT');
+    old.query("INSERT INTO accounts (id, name, plan, created_at) VALUES ('acct_a', 'a', 'pro', 1)").run();
+    old.query("INSERT INTO webhook_endpoints (account_id, mode, url, secret, created_at, updated_at) VALUES ('acct_a', 'test', 'http://h/x', 's', 1, 1)").run();
+    const repo = createIntentRepo(old, { live: statesTagged('live') });
+    const outbox = createOutbox(old);
+    const intents = [storedIntent(), storedIntent({ reference: 'order-7', metadata: { k: 'v' } }), storedIntent({ state: 'expired', refunds: ['pi_x'] })];
+    for (const [n, i] of intents.entries()) {
+      repo.insert(i);
+      outbox.append({ envelope: { eventId: newId('evt'), type: 'intent.created', createdAt: new Date(n).toISOString(), livemode: false, data: { intent: toWire(i) } }, accountId: 'acct_a', mode: 'test', intentId: i.id, createdAt: n });
+    }
+    // A gap in the seqs, as any history may hold: kept as it is.
+    old.exec('UPDATE intents SET seq = 40 WHERE seq = 3; UPDATE events SET seq = 41 WHERE seq = 3; UPDATE webhook_deliveries SET seq = 42 WHERE seq = 3');
+    const before = Object.fromEntries(TABLES.map((t) => [t, byName(rowsOf(old, t))]));
+    const indexes = schemaOf(old, 'index');
+    const triggers = schemaOf(old, 'trigger');
+    expect(triggers.length).toBeGreaterThan(0);
+    old.close();
+
+    const db = openDb(path);
+    try {
+      const s = db.sqlite;
+      expect(s.query<{ tag: string }, []>('SELECT tag FROM __migrations ORDER BY tag DESC LIMIT 1').get()?.tag).toBe(MIGRATIONS.at(-1)!.tag);
+      for (const t of TABLES) expect(byName(rowsOf(s, t))).toEqual(before[t]);
+      expect(schemaOf(s, 'index')).toEqual(indexes);
+      // The triggers on intents (0011_intent_writes) went with the old table: made again, the same.
+      expect(schemaOf(s, 'trigger')).toEqual(triggers);
+      const writes = () => s.query<{ n: number }, []>('SELECT n FROM intent_writes WHERE k = 0').get()!.n;
+      const writesBefore = writes();
+      for (const t of schemaOf(s, 'table')) expect(t.sql).not.toContain('AUTOINCREMENT');
+      expect(s.query("SELECT name FROM sqlite_sequence WHERE name IN ('intents', 'events', 'webhook_deliveries')").all()).toEqual([]);
+      expect(createIntentRepo(s, { live: statesTagged('live') }).get(intents[1]!.id)).toEqual(intents[1]);
+
+      const next = storedIntent();
+      createIntentRepo(s, { live: statesTagged('live') }).insert(next);
+      expect(writes()).toBe(writesBefore + 1);
+      createOutbox(s).append({ envelope: { eventId: newId('evt'), type: 'intent.created', createdAt: new Date(9).toISOString(), livemode: false, data: { intent: toWire(next) } }, accountId: 'acct_a', mode: 'test', intentId: next.id, createdAt: 9 });
+      for (const [t, top] of [['intents', 40], ['events', 41], ['webhook_deliveries', 42]] as const) {
+        expect(s.query<{ seq: number }, []>(`SELECT max(seq) AS seq FROM ${t}`).get()?.seq).toBe(top + 1);
+      }
+      // Newest first is still insertion order.
+      const list = createIntentRepo(s, { live: statesTagged('live') }).list({ accountId: 'acct_a', mode: 'test', limit: 10 });
+      expect(list.map((i) => i.id)).toEqual([next, intents[2]!, intents[1]!, intents[0]!].map((i) => i.id));
+    } finally {
+      db.close();
+    }
+  });
+});
