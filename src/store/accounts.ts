@@ -2,6 +2,7 @@
 import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import type { Db } from './db';
+import { forgetKeys } from './api-key-lookup';
 import type { Awaitable, Sync } from './awaitable';
 
 export type Plan = 'free' | 'pro';
@@ -39,6 +40,8 @@ export function listAccounts(db: Db): Account[] {
 export function setAccountPlan(db: Db, id: string, plan: Plan): Account {
   if (!PLANS.includes(plan)) throw new AppError('request.invalid_param', 'plan must be free or pro', { param: 'plan' });
   db.sqlite.query('UPDATE accounts SET plan = ? WHERE id = ?').run(plan, id);
+  // A key's look-up carries its account's plan: remembered answers of this connection are stale.
+  forgetKeys(db);
   const account = getAccount(db, id);
   if (!account) throw new AppError('account.not_found', `no account ${id}`, { param: 'account' });
   return account;

@@ -1,22 +1,16 @@
 // API keys: `pk_<mode>_` + 32 base62 chars, shown once and stored only as SHA-256 hex + last4.
-// findActiveKeyByHash is on every request's path, so it is one cached prepared statement.
-import type { Statement } from 'bun:sqlite';
+// findActiveKeyByHash is on every request's path: a prepared statement and a cache of its answers.
 import { AppError } from '../domain/errors';
 import { newId, randomBase62 } from '../domain/ids';
 import type { Mode } from '../domain/intent';
-import type { Plan } from './accounts';
 import { getAccount } from './accounts';
 import type { Db } from './db';
 import type { Awaitable, Sync } from './awaitable';
+import { findActiveKeyByHash, forgetKeys, type ActiveKey } from './api-key-lookup';
+
+export { findActiveKeyByHash, type ActiveKey };
 
 export const API_KEY_RE = /^pk_(test|live)_[0-9A-Za-z]{32}$/;
-
-export interface ActiveKey {
-  keyId: string;
-  accountId: string;
-  mode: Mode;
-  plan: Plan;
-}
 
 export interface ApiKeyInfo {
   id: string;
@@ -57,6 +51,7 @@ export function createApiKey(db: Db, input: { accountId: string; mode: Mode }): 
 export function revokeApiKey(db: Db, keyOrId: string): ApiKeyInfo {
   const [column, value] = keyOrId.startsWith('pk_') ? ['hash', hashApiKey(keyOrId)] : ['id', keyOrId];
   db.sqlite.query(`UPDATE api_keys SET revoked_at = ? WHERE ${column} = ? AND revoked_at IS NULL`).run(Date.now(), value);
+  forgetKeys(db);
   const row = db.sqlite.query<ApiKeyInfo, [string]>(`SELECT ${INFO_COLUMNS} FROM api_keys WHERE ${column} = ?`).get(value);
   if (!row) throw new AppError('key.not_found', 'no such API key', { param: 'key' });
   return row;
@@ -75,25 +70,6 @@ export function touchApiKeys(db: Db, uses: ReadonlyMap<string, number>): void {
   db.sqlite.transaction(() => {
     for (const [id, at] of uses) touch.run(at, id);
   })();
-}
-
-// One prepared statement per open database; a WeakMap so a closed Db does not leak it.
-const keyCache = new WeakMap<Db['sqlite'], Statement<ActiveKey, [string]>>();
-
-export function findActiveKeyByHash(db: Db, sha256hex: string): ActiveKey | null {
-  let stmt = keyCache.get(db.sqlite);
-  if (!stmt) {
-    stmt = db.sqlite.prepare<ActiveKey, [string]>(
-      // A correlated subselect, not a JOIN: SQLite plans it as two primary-key look-ups (~3x faster).
-      `SELECT k.id AS keyId, k.account_id AS accountId, k.mode AS mode,
-              (SELECT plan FROM accounts WHERE id = k.account_id) AS plan
-         FROM api_keys k
-        WHERE k.hash = ? AND k.revoked_at IS NULL`,
-    );
-    keyCache.set(db.sqlite, stmt);
-  }
-  const found = stmt.get(sha256hex);
-  return found && found.plan ? found : null;
 }
 
 /** The account a key id belongs to (revoked or not), or null when there is no such key. */
