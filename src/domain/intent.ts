@@ -153,16 +153,18 @@ export function iso(ms: number): string {
 }
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
-// The last record rendered and its wire: a write renders its intent for the event's payload and
-// again for the response (records are never changed in place: every move makes a new object).
-let lastRecord: IntentRecord | null = null;
-let lastWire: PaymentIntentWire | null = null;
+// Every record's wire, rendered once: a write renders its intent for the event's payload and
+// again for the response, and a group-commit batch renders ~30 creates between the two (records
+// are never changed in place: every move makes a new object, so a record's wire never goes stale).
+const wires = new WeakMap<IntentRecord, PaymentIntentWire>();
 
 export function toWire(r: IntentRecord): PaymentIntentWire {
-  if (r === lastRecord) return lastWire!;
-  lastWire = render(r);
-  lastRecord = r;
-  return lastWire;
+  let w = wires.get(r);
+  if (w === undefined) {
+    w = render(r);
+    wires.set(r, w);
+  }
+  return w;
 }
 
 function render(r: IntentRecord): PaymentIntentWire {

@@ -2,6 +2,7 @@
 // transition's transaction. The webhook dispatcher sends them after commit; nothing is lost.
 import type { Database } from 'bun:sqlite';
 import { newId } from '../domain/ids';
+import { envelopeJson } from '../domain/intent-json';
 import type { EventEnvelope, Mode } from '../domain/intent';
 import type { Awaitable, Sync } from './awaitable';
 
@@ -31,7 +32,7 @@ export function createOutbox(sqlite: Database): Sync<Outbox> {
   );
   return {
     append(e) {
-      const payload = JSON.stringify(e.envelope);
+      const payload = envelopeJson(e.envelope);
       insertEvent.run(e.envelope.eventId, e.accountId, e.mode, e.intentId, e.envelope.type, payload, e.createdAt);
       return insertDelivery.run(newId('whd'), e.envelope.eventId, e.createdAt, e.accountId, e.mode).changes > 0;
     },

@@ -1,6 +1,7 @@
 // The outbox on PostgreSQL, as ../outbox.ts: the event row and one delivery row per configured
 // endpoint, written by the caller's query handle (the transition's transaction), in ONE statement.
 import { newId } from '../../domain/ids';
+import { envelopeJson } from '../../domain/intent-json';
 import type { Outbox } from '../outbox';
 import { type Async, type Pg } from './sql';
 
@@ -22,7 +23,7 @@ export function createPgOutbox(q: Pg): Async<Outbox> {
   return {
     async append(e) {
       const r = (await q.unsafe(APPEND, [
-        e.envelope.eventId, e.accountId, e.mode, e.intentId, e.envelope.type, JSON.stringify(e.envelope), e.createdAt, newId('whd'),
+        e.envelope.eventId, e.accountId, e.mode, e.intentId, e.envelope.type, envelopeJson(e.envelope), e.createdAt, newId('whd'),
       ])) as unknown as { count: number };
       return r.count > 0;
     },
