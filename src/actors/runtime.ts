@@ -97,16 +97,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       });
   }, now);
 
-  /** Follow one committed row: its deadline and whether it is live. */
-  function follow(i: LiveHead): void {
-    if (!owns(i.id)) {
-      unfollow(i.id);
-      return;
-    }
-    followOwned(i);
-  }
-
-  /** follow() of a row of a shard this instance holds (the scan has asked already: one shard hash per head). */
+  /**
+   * Follow one committed row of a shard this instance holds (the caller has asked: one shard hash
+   * per row): its deadline and whether it is live. A row of another shard is unfollowed instead.
+   */
   function followOwned(i: LiveHead): void {
     if (hasTag(i, 'terminal')) {
       live.delete(i.id);
@@ -134,9 +128,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     for (const i of touched) {
       if (creating.size > 0 && creating.has(i.id)) creating.set(i.id, true);
       if (remember) handedAt.set(i.id, handovers);
-      follow(i);
       // Another instance follows the rest (their shard is its), from its own scan of the rows.
-      if (owns(i.id)) rows.push(i);
+      if (owns(i.id)) {
+        followOwned(i);
+        rows.push(i);
+      } else unfollow(i.id);
     }
     if (rows.length > 0) deps.onCommitted?.(rows, false);
     mirror?.replay(moves);

@@ -31,12 +31,16 @@ export type ParseAmountResult =
 export function parseAmount(amount: string, decimals: number, max?: bigint): ParseAmountResult {
   if (amount.length > MAX_AMOUNT_CHARS) return { ok: false, reason: 'too_long' };
   if (!DECIMAL_RE.test(amount)) return { ok: false, reason: 'format' };
-  const [whole, frac = ''] = amount.split('.') as [string, string?];
-  const fracDigits = frac ?? '';
+  // String work and one BigInt of the digits (this runs once per create).
+  const dot = amount.indexOf('.');
+  const whole = dot === -1 ? amount : amount.slice(0, dot);
   // Trailing zeros beyond the token's precision are harmless ("1.500000000" for 6 decimals).
-  const trimmed = fracDigits.replace(/0+$/, '');
-  if (trimmed.length > decimals) return { ok: false, reason: 'too_many_decimals' };
-  const baseUnits = BigInt(whole) * 10n ** BigInt(decimals) + BigInt(trimmed.padEnd(decimals, '0') || '0');
+  let end = amount.length;
+  if (dot !== -1) while (end > dot + 1 && amount.charCodeAt(end - 1) === 48) end--;
+  const fracDigits = dot === -1 ? 0 : end - dot - 1;
+  if (fracDigits > decimals) return { ok: false, reason: 'too_many_decimals' };
+  const digits = fracDigits === 0 ? whole : whole + amount.slice(dot + 1, end);
+  const baseUnits = BigInt(digits) * (fracDigits === decimals ? 1n : 10n ** BigInt(decimals - fracDigits));
   if (baseUnits <= 0n) return { ok: false, reason: 'not_positive' };
   if (max !== undefined && baseUnits > max) return { ok: false, reason: 'too_large' };
   return { ok: true, baseUnits };
@@ -44,10 +48,14 @@ export function parseAmount(amount: string, decimals: number, max?: bigint): Par
 
 /** 12340000n with 6 decimals -> "12.34" (canonical: no trailing zeros, no trailing dot). */
 export function formatAmount(baseUnits: bigint, decimals: number): string {
+  // One bigint toString, then string cuts (every rendering of an intent formats its amount).
   const negative = baseUnits < 0n;
-  const abs = negative ? -baseUnits : baseUnits;
-  const scale = 10n ** BigInt(decimals);
-  const whole = abs / scale;
-  const frac = (abs % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+  const digits = (negative ? -baseUnits : baseUnits).toString();
+  const cut = digits.length - decimals;
+  const whole = cut > 0 ? digits.slice(0, cut) : '0';
+  const frac = cut > 0 ? digits.slice(cut) : digits.padStart(decimals, '0');
+  let end = frac.length;
+  while (end > 0 && frac.charCodeAt(end - 1) === 48) end--;
+  const sign = negative ? '-' : '';
+  return end === 0 ? sign + whole : `${sign}${whole}.${frac.slice(0, end)}`;
 }
