@@ -12,6 +12,8 @@ export function resolveNetwork(chains: ChainRegistry, caller: Caller, chain: unk
     throw invalidParam('chain', 'chain must be a CAIP-2 chain id such as eip155:84532 or solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1.');
   }
   const network = chains.network(chain);
+  if (network?.mode === caller.mode) return network;
+  // Only a refusal lists the mode's chains (nothing to build on every create).
   const inMode = [...chains.networks.values()].filter((n) => n.mode === caller.mode).map((n) => n.chain);
   if (!network) {
     throw new AppError('chain.unsupported', `Chain ${chain} is not supported; with a ${caller.mode} key use one of ${inMode.join(', ')}.`, {
@@ -19,13 +21,10 @@ export function resolveNetwork(chains: ChainRegistry, caller: Caller, chain: unk
       details: { supported: inMode },
     });
   }
-  if (network.mode !== caller.mode) {
-    throw new AppError('chain.unavailable_in_mode', `Chain ${chain} (${network.name}) is not available with a ${caller.mode} key; use one of ${inMode.join(', ')}.`, {
-      param: 'chain',
-      details: { chain, mode: caller.mode, available: inMode },
-    });
-  }
-  return network;
+  throw new AppError('chain.unavailable_in_mode', `Chain ${chain} (${network.name}) is not available with a ${caller.mode} key; use one of ${inMode.join(', ')}.`, {
+    param: 'chain',
+    details: { chain, mode: caller.mode, available: inMode },
+  });
 }
 
 export function resolveToken(network: Network, token: unknown): TokenConfig {
