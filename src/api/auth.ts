@@ -1,5 +1,6 @@
 // Bearer API keys: malformed, unknown or revoked -> 401 auth.invalid_api_key. Keys are looked
-// up by SHA-256 hash with a prepared statement; a tiny cache would risk serving a revoked key.
+// up by SHA-256 hash (on SQLite the answers are remembered until a revoke could have changed them:
+// src/store/api-key-lookup.ts, README Decisions).
 import type { Caller } from '../domain/caller';
 import { AppError } from '../domain/errors';
 import { API_KEY_RE, hashApiKey, type ActiveKey } from '../store/api-keys';
