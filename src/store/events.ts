@@ -41,16 +41,17 @@ export interface EventTimelineRow {
   delivered: number;
 }
 
-/** An intent's events, oldest first, with how many deliveries each has and how many landed. */
+/**
+ * An intent's events, oldest first, with how many deliveries each has and how many landed. Each
+ * count finds the event's deliveries through webhook_deliveries_event (test/store/event-timeline.test.ts).
+ */
+export const TIMELINE_SQL = `SELECT e.id, e.type, e.created_at AS createdAt, e.payload,
+        (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries,
+        (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'delivered') AS delivered
+   FROM events e WHERE e.intent_id = ? ORDER BY e.seq`;
+
 export function intentEventTimeline(db: Db, intentId: string): EventTimelineRow[] {
-  return db.sqlite
-    .query<EventTimelineRow, [string]>(
-      `SELECT e.id, e.type, e.created_at AS createdAt, e.payload,
-              (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries,
-              (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'delivered') AS delivered
-         FROM events e WHERE e.intent_id = ? ORDER BY e.seq`,
-    )
-    .all(intentId);
+  return db.sqlite.query<EventTimelineRow, [string]>(TIMELINE_SQL).all(intentId);
 }
 
 /** The events aggregate as the read side sees it: envelopes (as delivered) and an intent's timeline. */

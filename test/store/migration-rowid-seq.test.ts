@@ -72,7 +72,9 @@ describe('migration 0012: seq without AUTOINCREMENT', () => {
       const s = db.sqlite;
       expect(s.query<{ tag: string }, []>('SELECT tag FROM __migrations ORDER BY tag DESC LIMIT 1').get()?.tag).toBe(MIGRATIONS.at(-1)!.tag);
       for (const t of TABLES) expect(byName(rowsOf(s, t))).toEqual(before[t]);
-      expect(schemaOf(s, 'index')).toEqual(indexes);
+      // Every index as it was (indexes that later migrations add are theirs to check).
+      const later = MIGRATIONS.filter((m) => m.tag > TAG).map((m) => m.sql).join('\n');
+      expect(schemaOf(s, 'index').filter((i) => !later.includes(`INDEX \`${i.name}\``))).toEqual(indexes);
       // The triggers on intents (0011_intent_writes) went with the old table: made again, the same.
       expect(schemaOf(s, 'trigger')).toEqual(triggers);
       const writes = () => s.query<{ n: number }, []>('SELECT n FROM intent_writes WHERE k = 0').get()!.n;

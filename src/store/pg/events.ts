@@ -25,16 +25,14 @@ export async function listEventPayloads(q: Pg, accountId: string, mode: Mode, be
   return list.map((r) => r.payload);
 }
 
-/** An intent's events, oldest first, with how many deliveries each has and how many landed. */
+/** An intent's events, oldest first, with delivery counts, as ../events.ts (the index: test/store/pg/event-timeline.test.ts). */
+export const PG_TIMELINE_SQL = `SELECT e.id, e.type, e.created_at AS "createdAt", e.payload,
+        (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries,
+        (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'delivered') AS delivered
+   FROM events e WHERE e.intent_id = $1 ORDER BY e.seq`;
+
 export async function intentEventTimeline(q: Pg, intentId: string): Promise<EventTimelineRow[]> {
-  const list = await rows(
-    q,
-    `SELECT e.id, e.type, e.created_at AS "createdAt", e.payload,
-            (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries,
-            (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'delivered') AS delivered
-       FROM events e WHERE e.intent_id = $1 ORDER BY e.seq`,
-    [intentId],
-  );
+  const list = await rows(q, PG_TIMELINE_SQL, [intentId]);
   return numbers<EventTimelineRow>(list, ['createdAt', 'deliveries', 'delivered']);
 }
 

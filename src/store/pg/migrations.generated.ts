@@ -14,5 +14,10 @@ export const PG_MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: stri
     "tag": "0002_closed_unfinalized_tx",
     "when": 1795473955270,
     "sql": "CREATE INDEX \"intents_closed_unfinalized_tx\" ON \"intents\" USING btree (\"chain\",\"updated_at\") WHERE state NOT IN ('created','pending','confirmed','dropped') AND tx_signature IS NOT NULL AND finalized_at IS NULL;"
+  },
+  {
+    "tag": "0003_delivery_event",
+    "when": 1795497535874,
+    "sql": "-- An event's deliveries, for the intent timeline's counts (src/store/events.ts): without it each\n-- count read every delivery row. README Decisions.\nCREATE INDEX \"webhook_deliveries_event\" ON \"webhook_deliveries\" USING btree (\"event_id\");"
   }
 ];

@@ -244,6 +244,10 @@ export const webhookDeliveries = pgTable(
     // alone: no table read per candidate to learn that it is leased or that its URL is full.
     index('webhook_deliveries_due').on(t.nextAttemptAt, t.url, t.leaseUntil).where(sql`status = 'pending'`),
     index('webhook_deliveries_account').on(t.accountId, t.mode, t.seq),
+    // An event's deliveries: the intent timeline's counts (events.ts intentEventTimeline, the
+    // dashboard's intent page). Without it each count read every delivery row ever written.
+    // Not covering status: a delivery's status changes on every attempt, its event never.
+    index('webhook_deliveries_event').on(t.eventId),
   ],
 );
 
