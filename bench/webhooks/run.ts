@@ -2,9 +2,10 @@
 // endpoints, beside a plain Bun fetch loop to the same receiver(s) in the same run.
 // Usage: bun bench/webhooks/run.ts [--n 5000] [--write]   (--write appends to bench/RESULTS.md)
 import { cpus } from 'node:os';
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDispatcher, type DispatcherDeps } from '../../src/webhooks/dispatcher';
+import { createHttp1Client } from '../../src/webhooks/post-http1';
 import { signHeaders } from '../../src/webhooks/sign';
 import { createAccount, dispatchDeps, insertDelivery, insertEvent, putEndpoint, tempDb, testConfig } from '../../test/webhooks/factory';
 import { firstLine } from '../support/child';
@@ -28,16 +29,46 @@ const pct = (xs: number[], p: number) => {
 
 // cpuUs: this process's CPU (user + system) per delivery during the timed part: steadier than
 // deliveries/s on a shared machine (the receiver runs in its own process and is not counted).
-interface Result { name: string; n: number; seconds: number; perSecond: number; p50: number; p99: number; cpuUs: number }
+interface Result { name: string; n: number; seconds: number; perSecond: number; p50: number; p99: number; cpuUs: number; threads?: { main: number; http: number; other: number } }
 const cpuNow = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
+};
+
+/** CPU µs of this process's threads: the main thread, Bun's HTTP client thread, the rest (JIT, GC, pool). */
+function threadCpu(): { main: number; http: number; other: number } {
+  const out = { main: 0, http: 0, other: 0 };
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const us = ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
+      if (tid === String(process.pid)) out.main += us;
+      else if (comm === 'HTTP Client') out.http += us;
+      else out.other += us;
+    }
+  } catch {
+    return { main: Number.NaN, http: Number.NaN, other: Number.NaN };
+  }
+  return out;
+}
+/** Per-thread CPU µs per delivery since `t0` (10 ms clock ticks: a rough split). */
+const threadSplit = (t0: ReturnType<typeof threadCpu>, n: number) => {
+  const t = threadCpu();
+  return { main: (t.main - t0.main) / n, http: (t.http - t0.http) / n, other: (t.other - t0.other) / n };
 };
 
 /** Plain Bun fetch loop: `concurrency` workers POSTing a same-sized signed body. */
 async function plainLoop(name: string, urls: string[], n: number, concurrency: number, body: string): Promise<Result> {
   const lat: number[] = [];
   let next = 0;
+  const th0 = threadCpu();
   const c0 = cpuNow();
   const t0 = performance.now();
   await Promise.all(
@@ -53,7 +84,7 @@ async function plainLoop(name: string, urls: string[], n: number, concurrency: n
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  return { name, n, seconds, perSecond: n / seconds, p50: pct(lat, 50), p99: pct(lat, 99), cpuUs: (cpuNow() - c0) / n };
+  return { name, n, seconds, perSecond: n / seconds, p50: pct(lat, 50), p99: pct(lat, 99), cpuUs: (cpuNow() - c0) / n, threads: threadSplit(th0, n) };
 }
 
 /** The dispatcher draining `n` due deliveries spread over `urls` (one account per URL). */
@@ -72,14 +103,16 @@ async function dispatcherDrain(name: string, urls: string[], n: number, webhooks
     }
   })();
   const lat: number[] = [];
-  // Timed to the response headers; the dispatcher reads the body itself (no copy of the response).
-  const timed: DispatcherDeps['fetch'] = async (u, init) => {
+  // Timed around the dispatcher's own POST (src/webhooks/post-http1.ts: to the whole response).
+  const client = createHttp1Client();
+  const timed: typeof client.post = async (...a) => {
     const s = performance.now();
-    const res = await fetch(u, init as RequestInit);
+    const res = await client.post(...a);
     lat.push(performance.now() - s);
     return res;
   };
-  const d = createDispatcher({ ...dispatchDeps(db, testConfig({ pollIntervalMs: 1000, ...webhooks })), fetch: timed });
+  const d = createDispatcher({ ...dispatchDeps(db, testConfig({ pollIntervalMs: 1000, ...webhooks })), http1: { post: timed, close: client.close } });
+  const th0 = threadCpu();
   const c0 = cpuNow();
   const t0 = performance.now();
   d.start();
@@ -87,10 +120,12 @@ async function dispatcherDrain(name: string, urls: string[], n: number, webhooks
   while (d.stats().attempts < n) await Bun.sleep(5);
   const seconds = (performance.now() - t0) / 1000;
   await d.stop();
+  const cpuUs = (cpuNow() - c0) / n;
+  const threads = threadSplit(th0, n);
   const failed = db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered' OR attempt_count <> 1").get()!.n;
   db.dispose();
   if (failed > 0) throw new Error(`${name}: ${failed} deliveries not delivered on the first attempt`);
-  return { name, n, seconds, perSecond: n / seconds, p50: pct(lat, 50), p99: pct(lat, 99), cpuUs: (cpuNow() - c0) / n };
+  return { name, n, seconds, perSecond: n / seconds, p50: pct(lat, 50), p99: pct(lat, 99), cpuUs, threads };
 }
 
 /** Open loop: events committed at `rate`/s, woken like the runtime does; p99 of commit → recorded delivered. */
@@ -137,7 +172,7 @@ const run = async (name: string, r: () => Promise<Result>) => {
   if (only && !name.includes(only)) return;
   const x = await r();
   results.push(x);
-  console.log(`${x.name.padEnd(58)} ${x.n.toString().padStart(6)}  ${x.perSecond.toFixed(0).padStart(7)}/s  p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms  cpu ${x.cpuUs.toFixed(0)} µs/delivery`);
+  console.log(`${x.name.padEnd(58)} ${x.n.toString().padStart(6)}  ${x.perSecond.toFixed(0).padStart(7)}/s  p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms  cpu ${x.cpuUs.toFixed(0)} µs/delivery${x.threads ? ` (main ${x.threads.main.toFixed(0)}, HTTP client ${x.threads.http.toFixed(0)}, other ${x.threads.other.toFixed(0)})` : ''}`);
 };
 try {
   // Warm-up (JIT, connection pools), not recorded.

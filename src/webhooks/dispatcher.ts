@@ -5,6 +5,7 @@ import type { Config } from '../config.types';
 import type { AttemptRecord, ClaimArgs, ClaimedDelivery, DispatchStore, LeaseRef } from '../store/webhook-dispatch';
 import { activeSecrets } from './endpoints';
 import { decideAttempt } from './record-attempt';
+import { createHttp1Client, type Http1Client } from './post-http1';
 import { sendDelivery, type FetchFn, type SendOutcome } from './send';
 import { signHeaders } from './sign';
 import { systemLookup, type Lookup } from './url-policy';
@@ -20,6 +21,11 @@ export interface DispatcherDeps {
   log?: DispatcherLog;
   /** Injected for tests (e.g. to trust a test CA); defaults to Bun's fetch. */
   fetch?: FetchFn;
+  /**
+   * How http:// endpoints are POSTed (closed at stop); defaults to a client of its own
+   * (post-http1.ts). https:// ones always use `fetch`.
+   */
+  http1?: Http1Client;
   lookup?: Lookup;
   now?: () => number;
   random?: () => number;
@@ -51,6 +57,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const log = deps.log ?? (() => {});
   const now = deps.now ?? Date.now;
   const doFetch: FetchFn = deps.fetch ?? ((i, init) => fetch(i, init as RequestInit));
+  // Sends to http:// endpoints on this thread's own sockets (no wake of Bun's HTTP client thread per send).
+  const client = deps.http1 ?? createHttp1Client();
   const lookup = deps.lookup ?? systemLookup;
   // A lease must outlive one whole attempt (DNS + connect + timeout), or a live send's row
   // could be claimed twice.
@@ -246,6 +254,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         policy: { mode: row.mode, allowPrivateUrls: w.allowPrivateUrls },
         lookup,
         fetch: doFetch,
+        post: client.post,
         signal: abort.signal,
       });
     }
@@ -279,6 +288,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       stopped = true;
       if (poll) clearInterval(poll);
       abort.abort();
+      client.close();
       // A tick under way still adds what it claimed to `ready`, which is given back below.
       await ticking;
       await Promise.allSettled([...running]);

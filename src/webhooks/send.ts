@@ -4,6 +4,7 @@
 // followed: a 3xx is a failed attempt.
 import { checkServerIdentity } from 'node:tls';
 import { isIP } from 'node:net';
+import { PostError, type Http1Client, type PostAnswer } from './post-http1';
 import { bareHost, checkUrlShape, resolveAllowed, type Lookup, type UrlPolicy } from './url-policy';
 
 export type FetchFn = (input: string | URL, init: RequestInit & { tls?: Record<string, unknown> }) => Promise<Response>;
@@ -16,7 +17,12 @@ export interface SendInput {
   policy: UrlPolicy;
   lookup: Lookup;
   fetch: FetchFn;
-  /** Aborts the attempt (dispatcher stop); the outcome is then `aborted`. */
+  /**
+   * When given, http:// routes are POSTed with it instead of `fetch` (post-http1.ts: a socket on
+   * this thread, no wake of Bun's HTTP client thread per send); https:// ones always use `fetch`.
+   */
+  post?: Http1Client['post'];
+  /** Aborts the attempt (dispatcher stop; with `post`, the dispatcher also closes its client); the outcome is then `aborted`. */
   signal?: AbortSignal;
 }
 
@@ -74,6 +80,17 @@ export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
   const key = routeKey(input);
   const route = literalRoutes.get(key) ?? (await routeOf(input, key));
   if (typeof route === 'string') return { ok: false, status: null, error: route };
+  const stop = input.signal;
+  if (input.post && route.tls === undefined && route.href.startsWith('http:')) {
+    // The client keeps its own timer (no controller per send); the dispatcher closes it to stop.
+    try {
+      return judge(await input.post(route.href, route.host, input.headers, input.body, input.timeoutMs));
+    } catch (e) {
+      if (stop?.aborted) return { ok: false, status: null, error: 'aborted: dispatcher stopping', aborted: true };
+      if (e instanceof PostError && e.timedOut) return { ok: false, status: null, error: `timeout after ${input.timeoutMs} ms` };
+      return { ok: false, status: null, error: `request failed: ${(e as Error).message ?? String(e)}` };
+    }
+  }
   const headers: Record<string, string> = route.host === undefined ? input.headers : { ...input.headers, Host: route.host };
   const tls = route.tls;
 
@@ -87,19 +104,13 @@ export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
     timedOut = true;
     ctrl.abort();
   }, input.timeoutMs);
-  const stop = input.signal;
   const onStop = () => ctrl.abort();
   if (stop?.aborted) ctrl.abort();
   else stop?.addEventListener('abort', onStop);
   try {
     const res = await input.fetch(route.href, { method: 'POST', body: input.body, headers, redirect: 'manual', signal: ctrl.signal, ...(tls ? { tls } : {}) });
     const text = await readBounded(res);
-    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, error: null };
-    const why =
-      res.status >= 300 && res.status < 400
-        ? `redirect not followed (Location: ${res.headers.get('location') ?? '-'})`
-        : `HTTP ${res.status}${text ? `: ${text}` : ''}`;
-    return { ok: false, status: res.status, error: why };
+    return judge({ status: res.status, location: res.headers.get('location'), text });
   } catch (e) {
     if (stop?.aborted) return { ok: false, status: null, error: 'aborted: dispatcher stopping', aborted: true };
     if (timedOut) return { ok: false, status: null, error: `timeout after ${input.timeoutMs} ms` };
@@ -108,6 +119,16 @@ export async function sendDelivery(input: SendInput): Promise<SendOutcome> {
     clearTimeout(timer);
     stop?.removeEventListener('abort', onStop);
   }
+}
+
+/** An answer as an outcome: 2xx delivered; a redirect is not followed; else the status and the body's start. */
+function judge({ status, location, text }: PostAnswer): SendOutcome {
+  if (status >= 200 && status < 300) return { ok: true, status, error: null };
+  const why =
+    status >= 300 && status < 400
+      ? `redirect not followed (Location: ${location ?? '-'})`
+      : `HTTP ${status}${text ? `: ${text.slice(0, ERROR_BODY_CHARS)}` : ''}`;
+  return { ok: false, status, error: why };
 }
 
 /** Drain at most a few KiB of the body: frees the connection for keep-alive without letting a
