@@ -203,8 +203,9 @@ Receivers run in a separate process on loopback and answer 200 at once; the body
 envelope. Dispatcher runs use a real SQLite file (WAL; the dispatcher's own commits at
 synchronous=NORMAL) with the default poll interval (1 s; drains run on the ticks that finished
 sends trigger) and every delivery is claimed (leased, up to one more perEndpoint's worth ahead of
-the free slots), signed (both headers), POSTed and recorded. Latency: per HTTP request for the
-drain runs (to the response headers for the dispatcher's rows, to the body for the plain loop);
+the free slots), signed (both headers), POSTed (http:// endpoints by the dispatcher's own
+HTTP/1.1 client on its thread, src/webhooks/post-http1.ts; the plain loop uses fetch) and recorded.
+Latency: per HTTP request for the drain runs (to the whole response);
 for the steady run, commit of the outbox row → the row recorded delivered (includes wake, claim,
 send and the batched record).
 The plain loop to 200 endpoints round-robins over the 200 origins, one request each in turn
