@@ -43,6 +43,9 @@ interface LoadResult {
   /** Its Worker threads (dispatcher, intent writer, checkpointer), and its other threads (JIT, GC, I/O pool). */
   worker_cpu_us?: number;
   other_cpu_us?: number;
+  /** Time the main thread was ready to run but waited for a core (schedstat), and how often it was preempted. */
+  main_wait_us?: number;
+  main_preempted?: number;
   requests: number;
   duration_us: number;
   ok: number;
@@ -102,6 +105,18 @@ function threadCpuUs(): { main: number; workers: number; other: number } {
   return out;
 }
 
+/** The main thread's time runnable but waiting for a core (µs, /proc schedstat) and its involuntary context switches; NaN elsewhere. */
+function mainThreadWaits(): { waitUs: number; preempted: number } {
+  try {
+    const sched = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ');
+    const status = readFileSync(`/proc/self/task/${process.pid}/status`, 'utf8');
+    const preempted = Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+    return { waitUs: Number(sched[1]) / 1000, preempted };
+  } catch {
+    return { waitUs: Number.NaN, preempted: Number.NaN };
+  }
+}
+
 async function load(t: Target, seconds: number): Promise<LoadResult> {
   let cmd: string[];
   let childEnv: Record<string, string | undefined> = { ...process.env };
@@ -116,6 +131,7 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuUs();
   const th0 = threadCpuUs();
+  const waits0 = mainThreadWaits();
   const proc = Bun.spawn(cmd, { env: childEnv, stdout: 'pipe', stderr: 'pipe' });
   // The load generator stops by itself after `seconds`; this is only a guard against a hang.
   const guard = setTimeout(() => proc.kill('SIGKILL'), (seconds + 30) * 1000);
@@ -125,12 +141,15 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
   if (code !== 0 || !line) throw new Error(`load generator failed (exit ${code}):\n${out}\n${err}`);
   const cpu = process.cpuUsage(cpu0);
   const th1 = threadCpuUs();
+  const waits1 = mainThreadWaits();
   return {
     ...(JSON.parse(line.slice('BENCH_JSON '.length)) as LoadResult),
     server_cpu_us: cpu.user + cpu.system,
     main_cpu_us: mainThreadCpuUs() - main0,
     worker_cpu_us: th1.workers - th0.workers,
     other_cpu_us: th1.other - th0.other,
+    main_wait_us: waits1.waitUs - waits0.waitUs,
+    main_preempted: waits1.preempted - waits0.preempted,
   };
 }
 
@@ -252,7 +271,7 @@ const md = [
     `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.delivered}. ` +
     `Database after a TRUNCATE checkpoint: ${pf.bytesPerIntent.toFixed(0)} bytes per created intent (row and indexes, its event and delivery).`,
   '',
-  `What held the server back during the run: ${pf.timeline.line}.`,
+  `What held the server back during the run: ${pf.timeline.line}; the event loop's thread waited for a core ${((pf.r.main_wait_us ?? Number.NaN) / 1000).toFixed(0)} ms in all (${(((pf.r.main_wait_us ?? Number.NaN) / pf.r.duration_us) * 100).toFixed(1)} % of the run), preempted ${pf.r.main_preempted ?? Number.NaN} times.`,
   `Longest stalls: ${pf.timeline.worst.join('; ') || 'none ≥ 5 ms'}.`,
 ].join('\n');
 
