@@ -85,6 +85,46 @@ describe('the periodic live scan on SQLite', () => {
     expect(store.changedElsewhere()).toBe(false);
   });
 
+  it('changedElsewhere: a batch whose COMMIT failed leaves nothing that hides a later write elsewhere', async () => {
+    const path = files();
+    const store = open(path);
+    expect(store.changedElsewhere()).toBe(true);
+    const cli = open(path, true);
+    // The failed batch wrote an intent (the count moved inside it) and rolled back: had the count
+    // it read before its COMMIT been taken as this process's, one intent written elsewhere after
+    // it would bring the count back to that number and go unseen.
+    const failed = store.transact(async (tx) => {
+      tx.intents.insert(storedIntent());
+      store.failThisCommit();
+    });
+    await expect(failed).rejects.toThrow();
+    expect(store.changedElsewhere()).toBe(false);
+    await cli.transact(async (tx) => tx.intents.insert(storedIntent()));
+    expect(store.changedElsewhere()).toBe(true);
+
+    // An intent written elsewhere before a batch whose COMMIT then fails still counts.
+    await cli.transact(async (tx) => tx.intents.insert(storedIntent()));
+    await expect(
+      store.transact(async (tx) => {
+        tx.intents.insert(storedIntent());
+        store.failThisCommit();
+      }),
+    ).rejects.toThrow();
+    expect(store.changedElsewhere()).toBe(true);
+    expect(store.changedElsewhere()).toBe(false);
+  });
+
+  it('changedElsewhere: an intent this connection writes outside the group committer counts (its rows are not followed)', async () => {
+    const path = files();
+    const store = open(path);
+    expect(store.changedElsewhere()).toBe(true);
+    // writeNow: a transaction of its own on the server's connection (boot, CLI-style writes).
+    store.db.sqlite.transaction(() => store.repos.intents.insert(storedIntent())).immediate();
+    await store.transact(async (tx) => tx.intents.insert(storedIntent()));
+    expect(store.changedElsewhere()).toBe(true);
+    expect(store.changedElsewhere()).toBe(false);
+  });
+
   it('skips its read while only this process writes, and reads what another connection committed', async () => {
     const path = files();
     const store = open(path);
