@@ -94,17 +94,17 @@ function park(c: Conn): void {
   }
 }
 
-/** The exchange is over: its socket no longer answers to it, its timer is off. */
+/** The exchange is off this socket: it no longer answers to it (its timer is the caller's to stop). */
 function release(c: Conn): Exchange | null {
   const ex = c.ex;
   c.ex = null;
   c.pool.busy.delete(c);
-  if (ex) clearTimeout(ex.timer);
   return ex;
 }
 
 function settle(c: Conn, reusable: boolean): void {
   const ex = release(c)!;
+  clearTimeout(ex.timer);
   const text = bodyText(ex);
   // An answer that came before the whole request went out (an early 413, say): the rest of the
   // request would reach the server as the start of the next one, so the socket is not reused.
@@ -117,8 +117,12 @@ function fail(c: Conn, why: string, timedOut = false): void {
   const ex = release(c);
   close(c);
   if (!ex) return;
+  // Sent again: its timer keeps running (one time limit for the POST, whichever socket carries it).
   if (!ex.seen && !timedOut && ex.retry && !c.pool.closed) ex.retry();
-  else ex.reject(new PostError(why, timedOut));
+  else {
+    clearTimeout(ex.timer);
+    ex.reject(new PostError(why, timedOut));
+  }
 }
 
 /** Settle the exchange once its response is complete (or fail it when malformed). */

@@ -174,6 +174,23 @@ describe('postHttp1', () => {
     expect(rx.seen.connections.map((x) => x.length)).toEqual([1, 1]);
   });
 
+  it('a POST sent again on a new socket (its reused one closed unanswered) still times out', async () => {
+    // First request: answered, the socket kept. Second, on that reused socket: closed unanswered
+    // (as a server whose keep-alive timeout ran out as it arrived), so it goes out again on a new
+    // socket, where nobody answers. Its own time limit must still end it.
+    const rx = server((_req, s, n) => {
+      if (n === 0) return ok;
+      if (n === 1) s.end();
+      return null;
+    });
+    const c = client();
+    expect(await post(c, rx.url)).toMatchObject({ status: 200 });
+    const err = await post(c, rx.url, '{}', 200).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PostError);
+    expect((err as PostError).timedOut).toBe(true);
+    expect(rx.seen.connections.map((x) => x.length)).toEqual([2, 1]);
+  });
+
   it('a socket closed after the request went out on a fresh connection fails (no second send)', async () => {
     const rx = server((_req, s) => (s.end(), null));
     const err = await post(client(), rx.url).catch((e: unknown) => e);
