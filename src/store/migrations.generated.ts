@@ -69,5 +69,10 @@ export const MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: string 
     "tag": "0013_delivery_event",
     "when": 1795497535080,
     "sql": "-- An event's deliveries, for the intent timeline's counts (src/store/events.ts): without it each\n-- count read every delivery row. README Decisions.\nCREATE INDEX `webhook_deliveries_event` ON `webhook_deliveries` (`event_id`);"
+  },
+  {
+    "tag": "0014_payments_ambiguous",
+    "when": 1795499621456,
+    "sql": "-- The ambiguous payments of a chain, which the detectors read every poll (src/store/detection.ts\n-- unfinalizedMatches): before it, that read went through every payment of the chain.\nCREATE INDEX `payments_ambiguous` ON `payments` (`chain`) WHERE reason = 'ambiguous';"
   }
 ];

@@ -95,4 +95,48 @@ describe.each(ENGINES)('DetectionRepo (%s)', (engine) => {
     ]);
     expect(await detection.unfinalizedMatches(chain)).toEqual([]);
   });
+
+  it('unfinalized matches agree with their definition over payments of many intents, states and chains, in seq order', async () => {
+    const { intents, detection, payments } = await reposOf(engine);
+    const WATCHING: readonly IntentState[] = statesTagged('watching');
+    const chains = ['eip155:84532', 'eip155:8453'];
+    // The high bits of a fixed LCG (its low bits cycle with a short period): reproducible.
+    let x = 11;
+    const next = (n: number) => ((x = (x * 1103515245 + 12345) % 2147483648), Math.floor(x / 65536) % n);
+    const held = new Map<string, IntentState>();
+    for (let i = 0; i < 150; i++) {
+      const row = storedIntent({ chain: chains[next(2)]!, state: STATES[next(STATES.length)]!, txSignature: `0xt${i}` });
+      await intents.insert(row);
+      held.set(`${row.chain} ${row.txSignature}`, row.state);
+    }
+    const kinds = [
+      { status: 'matched', reason: null },
+      { status: 'unmatched', reason: 'ambiguous' },
+      { status: 'unmatched', reason: 'no_open_intent' },
+      { status: 'late', reason: 'intent_closed' },
+    ] as const;
+    const written: Array<{ chain: string; txSignature: string; status: string; reason: string | null }> = [];
+    // Each intent's transaction paid once (on its chain or the other), and transactions no intent holds.
+    for (let i = 0; i < 200; i++) {
+      const k = kinds[next(kinds.length)]!;
+      const p = { chain: chains[next(2)]!, txSignature: i < 150 ? `0xt${i}` : `0xnone${i}`, ...k };
+      if (written.some((w) => w.chain === p.chain && w.txSignature === p.txSignature)) continue;
+      await payments.insert({
+        id: `pay_${i}`, accountId: 'acct_a', mode: 'test', chain: p.chain, token: 'USDC', tokenAddress: '0xtoken', decimals: 6,
+        amountBaseUnits: BigInt(i), from: '0xfrom', to: '0xto', txSignature: p.txSignature, intentId: null, status: p.status, reason: p.reason, detectedAt: 1,
+      });
+      written.push(p);
+    }
+    for (const chain of chains) {
+      const want = written
+        .filter((p) => p.chain === chain)
+        .filter((p) => {
+          const state = held.get(`${p.chain} ${p.txSignature}`);
+          return state !== undefined && ((p.status === 'matched' && WATCHING.includes(state)) || p.reason === 'ambiguous');
+        })
+        .map((p) => p.txSignature);
+      expect(want.length).toBeGreaterThan(3);
+      expect((await detection.unfinalizedMatches(chain)).map((m) => m.txSignature)).toEqual(want);
+    }
+  });
 });

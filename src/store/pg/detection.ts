@@ -38,11 +38,7 @@ export function createPgDetectionRepo(q: Pg, states: DetectionStates): Async<Det
     WHERE chain = $1 AND state NOT IN (${live}) AND updated_at >= $2 GROUP BY requestor, token_address`;
   const references = `SELECT solana_reference AS reference, requestor, token_address AS "tokenAddress", created_at AS "createdAt"
     FROM intents WHERE ${watched} AND solana_reference IS NOT NULL ORDER BY seq`;
-  const unfinalized = `SELECT p.tx_signature AS "txSignature", p.intent_id AS "intentId", p.token_address AS "tokenAddress",
-      p.from_address AS "from", p.to_address AS "to", p.amount_base_units AS amount
-    FROM payments p JOIN intents i ON i.chain = p.chain AND i.tx_signature = p.tx_signature
-   WHERE p.chain = $1 AND ((p.status = 'matched' AND i.state IN (${stateList(states.watching)})) OR p.reason = 'ambiguous')
-   ORDER BY p.seq`;
+  const unfinalized = pgUnfinalizedMatchesSql(states);
   return {
     receivers: async (chain, since) => numbers<WatchedReceiver>(await rows(q, receivers, [chain, since]), ['since']),
     closedReceiversPage: async (chain, since) => ({
@@ -64,4 +60,19 @@ export function createPgDetectionRepo(q: Pg, states: DetectionStates): Async<Det
         amountBaseUnits: BigInt(amount),
       })),
   };
+}
+
+/** As ../detection.ts unfinalizedMatchesSql: from the chain's live intents and payments_ambiguous. */
+export function pgUnfinalizedMatchesSql(states: DetectionStates): string {
+  return `SELECT "txSignature", "intentId", "tokenAddress", "from", "to", amount FROM (
+      SELECT p.seq, p.tx_signature AS "txSignature", p.intent_id AS "intentId", p.token_address AS "tokenAddress",
+             p.from_address AS "from", p.to_address AS "to", p.amount_base_units AS amount
+        FROM intents i JOIN payments p ON p.chain = i.chain AND p.tx_signature = i.tx_signature
+       WHERE i.chain = $1 AND i.state IN (${stateList(states.live)}) AND i.state IN (${stateList(states.watching)})
+         AND i.tx_signature IS NOT NULL AND p.status = 'matched'
+      UNION
+      SELECT p.seq, p.tx_signature, p.intent_id, p.token_address, p.from_address, p.to_address, p.amount_base_units
+        FROM payments p JOIN intents i ON i.chain = p.chain AND i.tx_signature = p.tx_signature
+       WHERE p.chain = $1 AND p.reason = 'ambiguous'
+    ) u ORDER BY seq`;
 }

@@ -19,5 +19,10 @@ export const PG_MIGRATIONS: ReadonlyArray<{ tag: string; when: number; sql: stri
     "tag": "0003_delivery_event",
     "when": 1795497535874,
     "sql": "-- An event's deliveries, for the intent timeline's counts (src/store/events.ts): without it each\n-- count read every delivery row. README Decisions.\nCREATE INDEX \"webhook_deliveries_event\" ON \"webhook_deliveries\" USING btree (\"event_id\");"
+  },
+  {
+    "tag": "0004_payments_ambiguous",
+    "when": 1795499621866,
+    "sql": "-- The ambiguous payments of a chain, which the detectors read every poll (src/store/detection.ts\n-- unfinalizedMatches): before it, that read went through every payment of the chain.\nCREATE INDEX \"payments_ambiguous\" ON \"payments\" USING btree (\"chain\") WHERE reason = 'ambiguous';"
   }
 ];

@@ -171,6 +171,10 @@ export const payments = pgTable(
     uniqueIndex('payments_tx').on(t.chain, t.txSignature),
     index('payments_account').on(t.accountId, t.mode, t.seq),
     index('payments_intent').on(t.intentId),
+    // The detectors' unfinalized matches (detection.ts): the ambiguous payments of a chain, read
+    // every poll. Few rows (a transfer several open intents could take); the matched ones are
+    // reached from the live intents instead, so no poll reads every payment of the chain.
+    index('payments_ambiguous').on(t.chain).where(sql`reason = 'ambiguous'`),
   ],
 );
 

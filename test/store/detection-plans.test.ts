@@ -1,0 +1,62 @@
+// The detectors' per-poll read of unfinalized matches, on tables of a real size: it is reached from
+// the chain's live intents and the ambiguous payments, never by reading every payment the chain
+// ever had (that grew with every payment and ran on every poll). SQLite's plan and PostgreSQL's,
+// each with the real migrations; what the read returns: test/store/detection.test.ts.
+import { afterEach, describe, expect, it } from 'vitest';
+import { unfinalizedMatchesSql } from '../../src/store/detection';
+import { pgUnfinalizedMatchesSql } from '../../src/store/pg/detection';
+import { STORE_STATES } from '../support/engines';
+import { tempDb, type TempDb } from '../support/db';
+import { type PgTestDb, pgTestDb } from './pg/db';
+
+let t: TempDb | null = null;
+let pg: PgTestDb | null = null;
+afterEach(async () => {
+  t?.dispose();
+  await pg?.dispose();
+  t = pg = null;
+});
+
+// 5,000 finalized intents each with its matched payment, and a few live ones: what a busy chain holds.
+const FILL_INTENTS = `INSERT INTO intents (id, account_id, mode, chain, token, token_address, decimals, amount_base_units, requestor,
+    direction, state, metadata, ttl_seconds, expires_at, created_at, updated_at, retry_required, pending_at_expiry, tx_signature,
+    snapshot, machine_version)
+  SELECT 'pi_' || g, 'acct_a', 'test', 'eip155:84532', 'USDC', '0xtoken', 6, '1', '0xreq', 'request',
+    CASE WHEN g % 1000 = 0 THEN 'pending' ELSE 'finalized' END, '{}', 900, 1, g, g, FALSE, FALSE, '0xt' || g, '{}', 1`;
+const FILL_PAYMENTS = `INSERT INTO payments (id, account_id, mode, chain, token, token_address, decimals, amount_base_units, from_address,
+    to_address, tx_signature, intent_id, status, reason, detected_at)
+  SELECT 'pay_' || g, 'acct_a', 'test', 'eip155:84532', 'USDC', '0xtoken', 6, '1', '0xf', '0xto', '0xt' || g, 'pi_' || g, 'matched', NULL, g`;
+
+describe('unfinalized matches: the plan of the per-poll read', () => {
+  it('SQLite: live intents through intents_live, ambiguous payments through payments_ambiguous, no scan of payments', () => {
+    t = tempDb();
+    const s = t.db.sqlite;
+    const series = 'WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < 5000) ';
+    s.exec(`${series}${FILL_INTENTS.replaceAll('FALSE', '0')} FROM s`);
+    s.exec(`${series}${FILL_PAYMENTS} FROM s`);
+    s.exec('ANALYZE');
+    const plan = s
+      .query<{ detail: string }, [string]>(`EXPLAIN QUERY PLAN ${unfinalizedMatchesSql(STORE_STATES)}`)
+      .all('eip155:84532')
+      .map((r) => r.detail);
+    expect(plan.some((d) => /SEARCH i USING INDEX intents_live \(chain=\?\)/.test(d))).toBe(true);
+    expect(plan.some((d) => /SEARCH p USING INDEX payments_ambiguous \(chain=\?\)/.test(d))).toBe(true);
+    // Payments only by one transaction (payments_tx on both columns) or as an ambiguous one: never a
+    // range of payments_tx by chain alone (every payment of the chain), never a scan.
+    expect(plan.filter((d) => /\bp\b/.test(d) && !/SEARCH p USING (INDEX payments_ambiguous \(chain=\?\)|INDEX payments_tx \(chain=\? AND tx_signature=\?\))/.test(d))).toEqual([]);
+  });
+
+  it('PostgreSQL: no sequential scan of payments or intents', async () => {
+    pg = await pgTestDb();
+    const series = ' FROM generate_series(1, 5000) g';
+    await pg.sql.unsafe(FILL_INTENTS + series);
+    await pg.sql.unsafe(FILL_PAYMENTS + series);
+    await pg.sql`ANALYZE`;
+    const plan = (await pg.sql.unsafe(`EXPLAIN ${pgUnfinalizedMatchesSql(STORE_STATES)}`, ['eip155:84532']))
+      .map((r: Record<string, string>) => r['QUERY PLAN'])
+      .join('\n');
+    expect(plan).not.toMatch(/Seq Scan on (payments|intents)/);
+    expect(plan).toMatch(/payments_ambiguous/);
+    expect(plan).toMatch(/intents_live/);
+  });
+});
