@@ -2,7 +2,8 @@
 // hello-world server measured in the same run. The load generator is a separate process (wrk if
 // installed, else bench/create/load.ts) so it does not share the server's event loop.
 // Usage: bun bench/create/run.ts [--write]   (--write records the run in bench/RESULTS.md)
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { threadCpuUs as threadCpuByKind } from '../support/proc-cpu';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from 'bun:sqlite';
@@ -83,26 +84,8 @@ function mainThreadCpuUs(): number {
  * (JIT, GC helpers, the I/O pool that runs the WAL fdatasyncs).
  */
 function threadCpuUs(): { main: number; workers: number; other: number } {
-  const out = { main: 0, workers: 0, other: 0 };
-  try {
-    for (const tid of readdirSync('/proc/self/task')) {
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      } catch {
-        continue; // the thread ended meanwhile
-      }
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const us = ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
-      if (tid === String(process.pid)) out.main += us;
-      else if (comm === 'Worker') out.workers += us;
-      else out.other += us;
-    }
-  } catch {
-    return { main: Number.NaN, workers: Number.NaN, other: Number.NaN };
-  }
-  return out;
+  const t = threadCpuByKind('Worker');
+  return { main: t.main, workers: t.named, other: t.other };
 }
 
 /** The main thread's time runnable but waiting for a core (µs, /proc schedstat) and its involuntary context switches; NaN elsewhere. */

@@ -2,7 +2,8 @@
 // endpoints, beside a plain Bun fetch loop to the same receiver(s) in the same run.
 // Usage: bun bench/webhooks/run.ts [--n 5000] [--write]   (--write appends to bench/RESULTS.md)
 import { cpus } from 'node:os';
-import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { threadCpuUs as threadCpuByKind } from '../support/proc-cpu';
 import { join } from 'node:path';
 import { createDispatcher, type DispatcherDeps } from '../../src/webhooks/dispatcher';
 import { createHttp1Client } from '../../src/webhooks/post-http1';
@@ -37,26 +38,8 @@ const cpuNow = () => {
 
 /** CPU µs of this process's threads: the main thread, Bun's HTTP client thread, the rest (JIT, GC, pool). */
 function threadCpu(): { main: number; http: number; other: number } {
-  const out = { main: 0, http: 0, other: 0 };
-  try {
-    for (const tid of readdirSync('/proc/self/task')) {
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      } catch {
-        continue;
-      }
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const us = ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
-      if (tid === String(process.pid)) out.main += us;
-      else if (comm === 'HTTP Client') out.http += us;
-      else out.other += us;
-    }
-  } catch {
-    return { main: Number.NaN, http: Number.NaN, other: Number.NaN };
-  }
-  return out;
+  const t = threadCpuByKind('HTTP Client');
+  return { main: t.main, http: t.named, other: t.other };
 }
 /** Per-thread CPU µs per delivery since `t0` (10 ms clock ticks: a rough split). */
 const threadSplit = (t0: ReturnType<typeof threadCpu>, n: number) => {

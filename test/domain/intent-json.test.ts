@@ -4,46 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids';
 import { iso, toWire, type EventEnvelope, type EventType, type IntentRecord } from '../../src/domain/intent';
 import { envelopeJson, intentBodyJson } from '../../src/domain/intent-json';
+import { intentRecord } from '../support/intent-record';
 
-function record(over: Partial<IntentRecord> = {}): IntentRecord {
-  const now = 1_700_000_000_000;
-  return {
-    id: newId('pi'),
-    accountId: 'acct_a',
-    mode: 'test',
-    chain: 'eip155:84532',
-    token: 'USDC',
-    tokenAddress: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-    decimals: 6,
-    amountBaseUnits: 12_340_000n,
-    requestor: '0x1111111111111111111111111111111111111111',
-    fulfiller: null,
-    direction: 'request',
-    state: 'created',
-    reference: null,
-    metadata: {},
-    idempotencyKey: null,
-    ttlSeconds: 900,
-    expiresAt: now + 900_000,
-    createdAt: now,
-    updatedAt: now,
-    retryRequired: false,
-    pendingAtExpiry: false,
-    txSignature: null,
-    detectedAt: null,
-    ataRentLamports: null,
-    confirmedAt: null,
-    finalizedAt: null,
-    failureReason: null,
-    refundedBy: null,
-    refundOf: null,
-    refunds: [],
-    solanaReference: null,
-    latePayment: null,
-    payToken: 'pt_x',
-    ...over,
-  };
-}
+const record = (over: Partial<IntentRecord> = {}): IntentRecord => intentRecord({ payToken: 'pt_x', ...over });
 
 /** As src/actors/project-row.ts envelope() makes it. */
 const envelope = (type: EventType, r: IntentRecord, at: number): EventEnvelope => ({
