@@ -164,6 +164,15 @@ it('a create whose write fails answers with the error envelope; the creates besi
   expect((await create(current)).status).toBe(201);
 }, 60_000);
 
+
+/** Until `n` creates of a storm are answered (polled with a deadline). */
+async function untilAnswered(acked: string[], n: number): Promise<void> {
+  const end = Date.now() + 30_000;
+  while (acked.length < n) {
+    if (Date.now() > end) throw new Error(`only ${acked.length} creates answered in 30 s`);
+    await Bun.sleep(5);
+  }
+}
 it('a kill -9 during a storm of creates loses no answered create: each is stored with its event and delivery after a restart', async () => {
   const acked: string[] = [];
   let killed = false;
@@ -180,11 +189,7 @@ it('a kill -9 during a storm of creates loses no answered create: each is stored
     }
   };
   const workers = Array.from({ length: 16 }, worker);
-  const end = Date.now() + 30_000;
-  while (acked.length < 300) {
-    if (Date.now() > end) throw new Error(`only ${acked.length} creates answered in 30 s`);
-    await Bun.sleep(5);
-  }
+  await untilAnswered(acked, 300);
   current.proc.kill('SIGKILL');
   killed = true;
   await current.proc.exited;
@@ -216,11 +221,7 @@ it('a SIGTERM during a storm of creates stops cleanly: every answered create is 
     }
   };
   const workers = Array.from({ length: 16 }, worker);
-  const end = Date.now() + 30_000;
-  while (acked.length < 300) {
-    if (Date.now() > end) throw new Error(`only ${acked.length} creates answered in 30 s`);
-    await Bun.sleep(5);
-  }
+  await untilAnswered(acked, 300);
   stopping = true;
   current.proc.kill('SIGTERM');
   // A clean stop (exit 0), and every request in flight answered or cut (the workers all return).
