@@ -24,6 +24,10 @@ const SECONDS = env('BENCH_SECONDS', 10);
 const WARMUP = env('BENCH_WARMUP_SECONDS', 3);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 64);
 const THREADS = env('BENCH_THREADS', 2);
+// Rounds of (hello-world, PayForge), alternated: this VM's speed drifts by ±20 % within minutes,
+// so one pair can land on a slow or a fast minute. The report is the round with the median ratio,
+// beside every round's figures.
+const ROUNDS = env('BENCH_ROUNDS', 1);
 const which = Bun.which('wrk');
 const LOADGEN = (process.env.BENCH_LOADGEN ?? (which ? 'wrk' : 'bun')) as 'wrk' | 'bun';
 if (LOADGEN === 'wrk' && !which) throw new Error('BENCH_LOADGEN=wrk but wrk is not on PATH');
@@ -229,8 +233,18 @@ async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary
   }
 }
 
-const base = BASELINE ? await runBaseline() : ({ requests: 1, duration_us: 1, ok: 0, bad: 0, socket_errors: 0, p50_us: 0, p90_us: 0, p99_us: 0, max_us: 0, mean_us: 0, sample: '' } as LoadResult);
-const pf = await runPayForge();
+const EMPTY: LoadResult = { requests: 1, duration_us: 1, ok: 0, bad: 0, socket_errors: 0, p50_us: 0, p90_us: 0, p99_us: 0, max_us: 0, mean_us: 0, sample: '' };
+const rounds: { base: LoadResult; pf: Awaited<ReturnType<typeof runPayForge>> }[] = [];
+for (let i = 0; i < ROUNDS; i++) rounds.push({ base: BASELINE ? await runBaseline() : EMPTY, pf: await runPayForge() });
+const ratioOf = (x: (typeof rounds)[number]) => rps(x.pf.r) / rps(x.base);
+const median = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b))[(rounds.length - 1) >> 1]!;
+const { base, pf } = median;
+const roundsLine =
+  rounds.length < 2
+    ? ''
+    : `Rounds (hello-world then PayForge, alternated; the table is the median round): ${rounds
+        .map((x, i) => `${i + 1}: ${rps(x.base).toFixed(0)} / ${rps(x.pf.r).toFixed(0)} req/s = ${(ratioOf(x) * 100).toFixed(1)} %, p99 ${ms(x.pf.r.p99_us)} ms, loop ${((x.pf.r.main_cpu_us ?? Number.NaN) / Math.max(1, x.pf.r.requests)).toFixed(0)} µs`)
+        .join('; ')}.`;
 
 const pfRps = rps(pf.r);
 const baseRps = rps(base);
@@ -238,7 +252,7 @@ const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const gen = LOADGEN === 'wrk' ? `wrk -t${Math.min(THREADS, CONNECTIONS)} -c${CONNECTIONS}` : `bun load.ts (${CONNECTIONS} fetch loops)`;
 const md = [
   `Run ${date} · ${machine()}`,
-  `Load: ${gen}, ${WARMUP} s warm-up then ${SECONDS} s, POST with the same JSON body to both servers, loopback; the load generator shares the machine's cores with the server. PayForge has a webhook endpoint configured (a receiver in its own process answering 200), so each create queues and sends its intent.created delivery.`,
+  `Load: ${gen}, ${WARMUP} s warm-up then ${SECONDS} s${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}, POST with the same JSON body to both servers, loopback; the load generator shares the machine's cores with the server. PayForge has a webhook endpoint configured (a receiver in its own process answering 200), so each create queues and sends its intent.created delivery.`,
   '',
   '| server | requests/s | p50 ms | p99 ms | max ms | errors | server CPU µs/request |',
   '|---|---:|---:|---:|---:|---:|---:|',
@@ -256,15 +270,18 @@ const md = [
   '',
   `What held the server back during the run: ${pf.timeline.line}; the event loop's thread waited for a core ${((pf.r.main_wait_us ?? Number.NaN) / 1000).toFixed(0)} ms in all (${(((pf.r.main_wait_us ?? Number.NaN) / pf.r.duration_us) * 100).toFixed(1)} % of the run), preempted ${pf.r.main_preempted ?? Number.NaN} times.`,
   `Longest stalls: ${pf.timeline.worst.join('; ') || 'none ≥ 5 ms'}.`,
+  ...(roundsLine ? ['', roundsLine] : []),
 ].join('\n');
 
 console.log(md);
-console.log(`\nBENCH_RESULT ${JSON.stringify({ date, loadgen: LOADGEN, baseline: base, payforge: pf.r, timeline: pf.timeline, ratio: pfRps / baseRps, batches: pf.batches, writes: pf.writes, created: pf.created201, delivered: pf.delivered })}`);
+console.log(`\nBENCH_RESULT ${JSON.stringify({ date, loadgen: LOADGEN, baseline: base, payforge: pf.r, timeline: pf.timeline, ratio: pfRps / baseRps, batches: pf.batches, writes: pf.writes, created: pf.created201, delivered: pf.delivered, rounds: rounds.map((x) => ({ hello: rps(x.base), payforge: rps(x.pf.r), p99_us: x.pf.r.p99_us })) })}`);
 
 const failures: string[] = [];
-if (errors(base) > 0) failures.push(`baseline errors: ${errors(base)} (${base.sample})`);
-if (errors(pf.r) > 0) failures.push(`PayForge errors: ${errors(pf.r)} (${pf.r.sample})`);
-if (pf.rows < pf.created201) failures.push(`only ${pf.rows} intent rows for ${pf.created201} responses 201`);
+for (const { base: b, pf: p } of rounds) {
+  if (errors(b) > 0) failures.push(`baseline errors: ${errors(b)} (${b.sample})`);
+  if (errors(p.r) > 0) failures.push(`PayForge errors: ${errors(p.r)} (${p.r.sample})`);
+  if (p.rows < p.created201) failures.push(`only ${p.rows} intent rows for ${p.created201} responses 201`);
+}
 
 if (WRITE && failures.length === 0) console.log(`
 written to ${writeResults('create', md)}`);
