@@ -175,8 +175,9 @@ export function createDetectionRepo(sqlite: Database, states: DetectionStates): 
 
 /**
  * The matched payments whose intent is still watched, and the ambiguous ones an intent took by
- * its transaction: read every poll. Reached from the live intents of the chain (intents_live) and
- * from payments_ambiguous; as one join over `payments WHERE chain = ?` it read every payment the
+ * its transaction: read every poll. Reached from the live intents of the chain that hold a
+ * transaction (intents_live_tx: never the live intents still waiting for a payer) and from
+ * payments_ambiguous; as one join over `payments WHERE chain = ?` it read every payment the
  * chain ever had, each poll. The watched states are live ones (the machine's tags). Plans pinned
  * by test/store/detection-plans.test.ts.
  */
@@ -184,9 +185,9 @@ export function unfinalizedMatchesSql(states: DetectionStates): string {
   return `SELECT txSignature, intentId, tokenAddress, "from", "to", amount FROM (
        SELECT p.seq, p.tx_signature AS txSignature, p.intent_id AS intentId, p.token_address AS tokenAddress,
               p.from_address AS "from", p.to_address AS "to", p.amount_base_units AS amount
-         FROM intents i INDEXED BY intents_live JOIN payments p ON p.chain = i.chain AND p.tx_signature = i.tx_signature
-        WHERE i.state IN (${stateList(states.live)}) AND i.chain = ?1 AND i.state IN (${stateList(states.watching)})
-          AND i.tx_signature IS NOT NULL AND p.status = 'matched'
+         FROM intents i INDEXED BY intents_live_tx JOIN payments p ON p.chain = i.chain AND p.tx_signature = i.tx_signature
+        WHERE i.tx_signature IS NOT NULL AND i.state IN (${stateList(states.live)}) AND i.chain = ?1
+          AND i.state IN (${stateList(states.watching)}) AND p.status = 'matched'
        UNION
        SELECT p.seq, p.tx_signature, p.intent_id, p.token_address, p.from_address, p.to_address, p.amount_base_units
          FROM payments p INDEXED BY payments_ambiguous JOIN intents i ON i.chain = p.chain AND i.tx_signature = p.tx_signature

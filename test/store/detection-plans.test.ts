@@ -1,5 +1,5 @@
 // The detectors' per-poll read of unfinalized matches, on tables of a real size: it is reached from
-// the chain's live intents and the ambiguous payments, never by reading every payment the chain
+// the chain's live intents that hold a transaction and the ambiguous payments, never by reading every payment the chain
 // ever had (that grew with every payment and ran on every poll). SQLite's plan and PostgreSQL's,
 // each with the real migrations; what the read returns: test/store/detection.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ const FILL_PAYMENTS = `INSERT INTO payments (id, account_id, mode, chain, token,
   SELECT 'pay_' || g, 'acct_a', 'test', 'eip155:84532', 'USDC', '0xtoken', 6, '1', '0xf', '0xto', '0xt' || g, 'pi_' || g, 'matched', NULL, g`;
 
 describe('unfinalized matches: the plan of the per-poll read', () => {
-  it('SQLite: live intents through intents_live, ambiguous payments through payments_ambiguous, no scan of payments', () => {
+  it('SQLite: live intents holding a transaction through intents_live_tx (never every live intent), ambiguous payments through payments_ambiguous, no scan of payments', () => {
     t = tempDb();
     const s = t.db.sqlite;
     const series = 'WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < 5000) ';
@@ -39,7 +39,7 @@ describe('unfinalized matches: the plan of the per-poll read', () => {
       .query<{ detail: string }, [string]>(`EXPLAIN QUERY PLAN ${unfinalizedMatchesSql(STORE_STATES)}`)
       .all('eip155:84532')
       .map((r) => r.detail);
-    expect(plan.some((d) => /SEARCH i USING INDEX intents_live \(chain=\?\)/.test(d))).toBe(true);
+    expect(plan.some((d) => /SEARCH i USING COVERING INDEX intents_live_tx \(chain=\? AND tx_signature>\?\)/.test(d))).toBe(true);
     expect(plan.some((d) => /SEARCH p USING INDEX payments_ambiguous \(chain=\?\)/.test(d))).toBe(true);
     // Payments only by one transaction (payments_tx on both columns) or as an ambiguous one: never a
     // range of payments_tx by chain alone (every payment of the chain), never a scan.
@@ -57,6 +57,6 @@ describe('unfinalized matches: the plan of the per-poll read', () => {
       .join('\n');
     expect(plan).not.toMatch(/Seq Scan on (payments|intents)/);
     expect(plan).toMatch(/payments_ambiguous/);
-    expect(plan).toMatch(/intents_live/);
+    expect(plan).toMatch(/intents_live_tx/);
   });
 });

@@ -62,7 +62,7 @@ export function createPgDetectionRepo(q: Pg, states: DetectionStates): Async<Det
   };
 }
 
-/** As ../detection.ts unfinalizedMatchesSql: from the chain's live intents and payments_ambiguous. */
+/** As ../detection.ts unfinalizedMatchesSql: from the chain's live intents with a transaction (intents_live_tx) and payments_ambiguous. */
 export function pgUnfinalizedMatchesSql(states: DetectionStates): string {
   return `SELECT "txSignature", "intentId", "tokenAddress", "from", "to", amount FROM (
       SELECT p.seq, p.tx_signature AS "txSignature", p.intent_id AS "intentId", p.token_address AS "tokenAddress",

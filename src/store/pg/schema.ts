@@ -108,6 +108,9 @@ export const intents = pgTable(
     index('intents_live')
       .on(t.chain, t.requestor, t.tokenAddress, t.createdAt, t.state)
       .where(sql`state IN ('created','pending','confirmed','dropped')`),
+    index('intents_live_tx')
+      .on(t.chain, t.txSignature, t.state)
+      .where(sql`tx_signature IS NOT NULL AND state IN ('created','pending','confirmed','dropped')`),
     uniqueIndex('intents_tx_signature').on(t.chain, t.txSignature).where(sql`tx_signature IS NOT NULL`),
     uniqueIndex('intents_solana_reference').on(t.solanaReference).where(sql`solana_reference IS NOT NULL`),
     uniqueIndex('intents_pay_token').on(t.payToken).where(sql`pay_token IS NOT NULL`),
