@@ -49,6 +49,14 @@ export interface GroupCommitter {
   /** True while a batch's transaction is open (nothing else may BEGIN on this connection then). */
   busy(): boolean;
   /**
+   * null when no batch is open, else a promise that settles once the open one has committed or
+   * rolled back. A statement run on this connection while a batch is open runs inside the batch's
+   * transaction (and inside the savepoint of the write under way): it shares that write's fate
+   * and its COMMIT's, whatever its caller was told. Everything outside the batches waits on this
+   * (store.ts outsideBatches).
+   */
+  idle(): Promise<void> | null;
+  /**
    * null when every commit so far is on disk; else a promise that settles once the commits made
    * so far are. Anything that shows what it read to the outside (an HTTP response, a webhook)
    * waits on it, so nobody sees a state a power loss could still take back.
@@ -97,6 +105,8 @@ export function createGroupCommitter(
   // The batch under way (async), so a flush or a scheduled run never starts a second one beside it.
   let running: Promise<void> | null = null;
   let open = false;
+  // Settled when the open batch ends (idle()); made only when someone asks.
+  let closed: { promise: Promise<void>; resolve: () => void } | null = null;
   let paused = false;
   let batches = 0;
   let writes = 0;
@@ -135,15 +145,10 @@ export function createGroupCommitter(
       for (const p of q) p.reject(syncError);
       return;
     }
-    if (walSync) relaxed.run();
-    try {
-      while (queue.length > 0) {
-        const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
-        if (batch === queue) queue = [];
-        await runBatch(batch);
-      }
-    } finally {
-      if (walSync) restore.run();
+    while (queue.length > 0) {
+      const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
+      if (batch === queue) queue = [];
+      await runBatch(batch);
     }
   }
 
@@ -211,19 +216,50 @@ export function createGroupCommitter(
   async function runGated(batch: Pending[]): Promise<void> {
     const results: Outcome[] = [];
     const t0 = traceStart();
+    // synchronous=NORMAL only from here to this batch's COMMIT (SQLite refuses to change it inside
+    // a transaction): this batch's promises settle after the WAL sync, but any other write on this
+    // connection commits at the connection's own level. Set around the whole queue, it covered the
+    // waits for the write turn above, and a write outside the batches (a dashboard revoke, an
+    // endpoint change, a key's creation) that ran in one committed unsynced, answered as done.
+    if (walSync) relaxed.run();
     try {
       begin.run();
     } catch (error) {
+      if (walSync) restore.run();
       for (const p of batch) p.reject(error);
       return;
     }
     watch?.began();
     open = true;
     try {
-      for (const p of batch) results.push(await runOne(p));
+      try {
+        for (const p of batch) results.push(await runOne(p));
+      } catch (error) {
+        // A savepoint statement itself failed (runOne catches what the writes throw): nothing of
+        // this batch is trusted; it is rolled back whole and every write in it refused.
+        try {
+          rollback.run();
+        } catch {
+          /* already rolled back by SQLite */
+        }
+        batch.forEach((p, i) => {
+          if (results[i]?.ok) p.onAbort?.();
+          p.reject(error);
+        });
+        return;
+      }
+      commitBatch(batch, results, t0);
     } finally {
+      // Still synchronous from the COMMIT on: nothing runs on this connection between it and here.
       open = false;
+      if (walSync) restore.run();
+      const c = closed;
+      closed = null;
+      c?.resolve();
     }
+  }
+
+  function commitBatch(batch: Pending[], results: Outcome[], t0: number): void {
     // Before the COMMIT: a reader on another connection that sees this batch also sees its number.
     gate?.committing(committedSeq + 1);
     watch?.committing();
@@ -337,6 +373,15 @@ export function createGroupCommitter(
     },
     flush: flushQueue,
     busy: () => open,
+    idle() {
+      if (!open) return null;
+      if (!closed) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        closed = { promise, resolve };
+      }
+      return closed.promise;
+    },
     durable() {
       if (syncError !== null) return Promise.reject(syncError);
       if (syncedSeq >= committedSeq) return null;

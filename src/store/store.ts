@@ -65,6 +65,11 @@ export interface InstanceLeaseStore {
 /** What only SQLite has: the file's single-instance lease, commit statistics, a test fault. */
 export interface SqliteStore extends Store {
   engine: 'sqlite';
+  /**
+   * Synchronous answers, except while a group-commit batch is open (a write awaited I/O): then a
+   * call waits for the batch to end and answers a promise (outsideBatches). Code above src/store
+   * always awaits (StoreRepos); a synchronous caller (a store test) calls between batches.
+   */
   repos: SqliteRepos;
   db: Db;
   instanceLease: InstanceLeaseStore;
@@ -123,6 +128,34 @@ function fence<R extends object>(repo: R, name: string, open: () => boolean): R 
   return out as R;
 }
 
+/**
+ * The repositories as everything outside the batches uses them (HTTP handlers, timers, the
+ * runtime's reads): a call made while a group-commit batch is open waits until that batch has
+ * committed or rolled back, then runs. On one connection, a statement run while a batch is open
+ * runs inside the batch's transaction and inside the savepoint of the write under way: a
+ * dashboard revoke (or a key created, an endpoint set) would share that write's fate, and be
+ * rolled back with it after its caller was told it was done; a read would see rows that may never
+ * commit. A batch is open across a turn of the event loop only when a write awaited I/O (the
+ * committer then rolls that write back, group-commit.ts), so this costs one check per call.
+ * The one way onto the connection from outside a write (raw statements stay in src/store).
+ */
+function outsideBatches<R extends object>(repo: R, committer: GroupCommitter): R {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(repo)) {
+    if (typeof v !== 'function') {
+      out[k] = v;
+      continue;
+    }
+    const fn = v as (...a: unknown[]) => unknown;
+    const later = async (args: unknown[]) => {
+      for (let idle = committer.idle(); idle !== null; idle = committer.idle()) await idle;
+      return fn.apply(repo, args);
+    };
+    out[k] = (...args: unknown[]) => (committer.busy() ? later(args) : fn.apply(repo, args));
+  }
+  return out as R;
+}
+
 export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   const db = openDb(path);
   // A file database syncs its WAL off the event loop and checkpoints on a worker thread.
@@ -142,13 +175,16 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
         writes: () => committer.stats().writes + (intentWriter?.stats().writes ?? 0),
       })
     : null;
-  const repos = createSqliteRepos(db, opts.states, opts.instanceId);
+  const raw = createSqliteRepos(db, opts.states, opts.instanceId);
+  const repos = Object.fromEntries(Object.entries(raw).map(([k, r]) => [k, outsideBatches(r, committer)])) as unknown as SqliteRepos;
+  // The durability gate reads no table: it may be asked while a batch is open.
+  repos.liveEvents.durable = raw.liveEvents.durable;
   // Writes run one after another in the batch: the fenced repositories work only while one is in
   // its savepoint. A write function still running after its savepoint ended (it awaited I/O and
   // the committer gave up on it) cannot write outside any transaction.
   let inWrite = false;
   const isOpen = () => inWrite;
-  const txRepos = Object.fromEntries(Object.entries(repos).map(([k, r]) => [k, fence(r, k, isOpen)])) as unknown as StoreRepos;
+  const txRepos = Object.fromEntries(Object.entries(raw).map(([k, r]) => [k, fence(r, k, isOpen)])) as unknown as StoreRepos;
   const beatOutsideBatches = (fn: () => boolean) => {
     // Never inside the group committer's open batch (it never spans a turn of the event loop; if
     // it ever did, the heartbeat would join and share its fate): the next beat tries again.
@@ -193,7 +229,9 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
     },
     intentWriter,
     writeGate,
-    changedElsewhere: () => watch.changedElsewhere(),
+    // While a batch is open its own uncommitted writes are in the count: say "changed" (a scan,
+    // which reads after the batch) and leave the watch's marks as they are.
+    changedElsewhere: () => committer.busy() || watch.changedElsewhere(),
     forgetPredecessors(instanceId) {
       forgetClaimsOfOthers(db.sqlite, instanceId);
       expireLeasesOfOthers(db.sqlite, instanceId);

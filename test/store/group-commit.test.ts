@@ -188,17 +188,17 @@ describe('Store.transact on SQLite', () => {
     }
   });
 
-  it("nothing else BEGINs on the connection inside an open batch: the dispatcher's transaction and the lease heartbeat refuse, the batch commits", async () => {
+  it("nothing else runs on the connection inside an open batch: the store's repositories wait for it to end, the lease heartbeat refuses, the batch commits", async () => {
     const store = openSqliteStore(join(t.dir, 'store.db'), { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log: () => {} });
     try {
+      let claim: unknown = null;
+      let named: unknown = null;
       const refused = await store.transact(async (r) => {
         const account = await r.accounts.create({ name: 'in batch' });
         const errors: string[] = [];
-        try {
-          store.repos.dispatch.claim({ now: 1, leaseUntil: 2, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: false });
-        } catch (e) {
-          errors.push(String(e));
-        }
+        // The store's own repositories (everything outside a write uses them) wait for the batch to end.
+        claim = store.repos.dispatch.claim({ now: 1, leaseUntil: 2, limit: 1, perEndpoint: 1, inFlight: new Map(), deep: false });
+        named = store.repos.accounts.create({ name: 'outside' });
         try {
           store.instanceLease.renew('inst_x', 1, 1000);
         } catch (e) {
@@ -206,11 +206,41 @@ describe('Store.transact on SQLite', () => {
         }
         return { errors, account };
       });
-      expect(refused.errors).toEqual([
-        expect.stringMatching(/webhook dispatch: the connection is inside another transaction/),
-        expect.stringMatching(/instance lease: a write batch is open/),
-      ]);
-      expect(store.repos.accounts.list().map((a) => a.id)).toEqual([refused.account.id]);
+      expect(refused.errors).toEqual([expect.stringMatching(/instance lease: a write batch is open/)]);
+      expect(claim).toBeInstanceOf(Promise);
+      expect(named).toBeInstanceOf(Promise);
+      expect(await claim).toEqual([]);
+      const outside = (await named) as { id: string };
+      expect(store.repos.accounts.list().map((a) => a.id).sort()).toEqual([refused.account.id, outside.id].sort());
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a write outside the batches while a batch waits for the write turn commits at the connection's own level (synchronous=FULL), not the batch's", async () => {
+    const store = openSqliteStore(join(t.dir, 'store.db'), { states: { live: statesTagged('live'), watching: statesTagged('watching') }, log: () => {} });
+    try {
+      const level = () => (store.db.sqlite.query('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
+      // (A first batch: the committer's PRAGMA statements take effect from their second run on.)
+      await store.transact(async (r) => r.accounts.create({ name: 'first' }));
+      expect(level()).toBe(2);
+      // The webhook dispatcher's thread holds the write turn (here: this thread takes it as that thread does).
+      const gate = store.writeGate!;
+      expect(gate.enter(0).taken).toBe(true);
+      const batch = store.transact(async (r) => r.accounts.create({ name: 'batched' }));
+      // The committer's batch starts in the immediate it asked for before this one, and waits for the turn.
+      await new Promise((r) => setImmediate(r));
+      expect(store.repos.accounts.list()).toHaveLength(1);
+      // What a dashboard request handled now writes: its commit must be synced by itself.
+      expect(level()).toBe(2);
+      const direct = await store.repos.accounts.create({ name: 'direct' });
+      gate.leave();
+      const batched = await batch;
+      expect(store.commitStats().gateWaits).toBe(1);
+      expect(level()).toBe(2);
+      expect(store.repos.accounts.list().map((a) => a.name).sort()).toEqual(['batched', 'direct', 'first']);
+      expect(batched.name).toBe('batched');
+      expect(direct.name).toBe('direct');
     } finally {
       await store.close();
     }
