@@ -34,6 +34,7 @@ export const ONCE: Record<string, string> = {
   'test/store/intents-repo.test.ts': 'both engines in the file',
   'test/store/submissions-payments.test.ts': 'both engines in the file',
   'test/store/bootstrap.test.ts': 'both engines in the file',
+  'test/store/live-count-plans.test.ts': 'both engines in the file',
   'test/intents/watched-receivers.test.ts': 'both engines in the file',
   'test/intents/watched-references.test.ts': 'both engines in the file',
   'test/intents/found-transfer-locks.test.ts': 'PostgreSQL already (row locks of the matcher)',

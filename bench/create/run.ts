@@ -18,6 +18,7 @@ import { machine } from '../support/machine';
 import { writeResults } from '../support/results-md';
 import { startTimeline, type TimelineSummary } from '../support/timeline';
 import { createRepos } from '../../src/store/repos';
+import { statesTagged } from '../../machines/judge';
 import { webhookServices } from '../../src/webhooks/services';
 
 const SECONDS = env('BENCH_SECONDS', 10);
@@ -191,7 +192,7 @@ async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary
   const server = await startServer(config, { bootstrap: true, writerThread: WRITER_THREAD });
   try {
     const side = openDb(db);
-    await setEndpoint(webhookServices(createRepos(side), config), { accountId: server.bootstrapAccount!, mode: 'test' }, { url: `http://127.0.0.1:${receiverPort}/hook` });
+    await setEndpoint(webhookServices(createRepos(side, { live: statesTagged('live'), watching: statesTagged('watching') }), config), { accountId: server.bootstrapAccount!, mode: 'test' }, { url: `http://127.0.0.1:${receiverPort}/hook` });
     const t: Target = { url: server.url, path: '/v1/intents', auth: `Bearer ${server.bootstrapKey}`, expect: 201 };
     const warm = await load(t, WARMUP);
     if (errors(warm) > 0) throw new Error(`warm-up errors: ${errors(warm)} (${warm.sample})`);

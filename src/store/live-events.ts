@@ -7,6 +7,8 @@
 import type { IntentState, Mode } from '../domain/intent';
 import type { Db } from './db';
 import type { Awaitable, Sync } from './awaitable';
+import { addEntries, createEndedCounts, endedStates, type EndedCounts, type StateCounts } from './ended-counts';
+import { stateList } from './states';
 
 export interface LiveEventRow {
   seq: number;
@@ -74,17 +76,42 @@ export function liveEventsAfter(db: Db, accountId: string, mode: Mode, afterSeq:
     .all(accountId, mode, afterSeq, limit);
 }
 
-/** Counts per state, the newest intents and events, and the seq they are current at: one read snapshot. */
-export function liveSnapshot(db: Db, accountId: string, mode: Mode, limit: number): LiveSnapshot {
+/** The statements of the counts per state (the plans are pinned by test/store/live-counts.test.ts). */
+export function countSql(live: readonly IntentState[]) {
+  const ended = endedStates(live);
+  return {
+    // A range of intents_account_state per live state: the intents the account has open.
+    live: `SELECT state, COUNT(*) AS n FROM intents WHERE account_id = ? AND mode = ? AND state IN (${stateList(live)}) GROUP BY state`,
+    // Every ended intent of the account: once per account and mode, then kept (ended-counts.ts).
+    ended: `SELECT state, COUNT(*) AS n FROM intents WHERE account_id = ? AND mode = ? AND state IN (${stateList(ended.states)}) GROUP BY state`,
+    // The entries into an ended state between two event positions: a range of events_account.
+    entered: `SELECT type, COUNT(*) AS n FROM events WHERE account_id = ? AND mode = ? AND seq > ? AND seq <= ?
+      AND type IN (${ended.eventTypes.map((t) => `'${t}'`).join(',')}) GROUP BY type`,
+  };
+}
+
+/**
+ * Counts per state, the newest intents and events, and the seq they are current at: one read
+ * snapshot. The ended states' counts come from `kept` plus the entries since (ended-counts.ts).
+ */
+export function liveSnapshot(db: Db, live: readonly IntentState[], kept: EndedCounts, accountId: string, mode: Mode, limit: number): LiveSnapshot {
   const sqlite = db.sqlite;
+  const sql = countSql(live);
   return sqlite
     .transaction((): LiveSnapshot => {
       const afterSeq = maxEventSeq(db);
-      const counts: LiveSnapshot['counts'] = {};
-      const rows = sqlite
-        .query<{ state: IntentState; n: number }, [string, string]>('SELECT state, COUNT(*) AS n FROM intents WHERE account_id = ? AND mode = ? GROUP BY state')
-        .all(accountId, mode);
-      for (const r of rows) counts[r.state] = r.n;
+      const byState = (text: string) => {
+        const out: StateCounts = {};
+        for (const r of sqlite.query<{ state: IntentState; n: number }, [string, string]>(text).all(accountId, mode)) out[r.state] = r.n;
+        return out;
+      };
+      const before = kept.usable(accountId, mode, afterSeq);
+      const ended = before
+        ? addEntries(before.counts, sqlite.query<{ type: string; n: number }, [string, string, number, number]>(sql.entered).all(accountId, mode, before.seq, afterSeq))
+        : byState(sql.ended);
+      kept.keep(accountId, mode, afterSeq, ended);
+      const counts: LiveSnapshot['counts'] = { ...byState(sql.live) };
+      for (const [state, n] of Object.entries(ended)) if (n > 0) counts[state as IntentState] = n;
       const intents = sqlite
         .query<LiveIntentRow, [string, string, number]>(
           `SELECT id, state, chain, token, decimals, amount_base_units AS amountBaseUnits, reference, created_at AS createdAt
@@ -111,11 +138,13 @@ export interface LiveEventRepo {
   durable(): Promise<void> | null;
 }
 
-export function createLiveEventRepo(db: Db): Sync<LiveEventRepo, 'durable'> {
+/** `live`: the machine's live states (the rest are the ended ones, counted as ended-counts.ts says). */
+export function createLiveEventRepo(db: Db, live: readonly IntentState[]): Sync<LiveEventRepo, 'durable'> {
+  const kept = createEndedCounts();
   return {
     maxSeq: () => maxEventSeq(db),
     after: (accountId, mode, afterSeq, limit, intentId = null) => liveEventsAfter(db, accountId, mode, afterSeq, limit, intentId),
-    snapshot: (accountId, mode, limit) => liveSnapshot(db, accountId, mode, limit),
+    snapshot: (accountId, mode, limit) => liveSnapshot(db, live, kept, accountId, mode, limit),
     // Read at call time: the composition root installs the committer's gate after opening.
     durable: () => db.durable(),
   };

@@ -43,15 +43,15 @@ export interface StoreRepos {
 /** The name the web surfaces and webhook verbs have always used. */
 export type Repos = StoreRepos;
 
-/** The repositories HTTP code and the webhook verbs read, on SQLite (synchronous; CLI and tests). */
-export function createRepos(db: Db) {
+/** The repositories HTTP code and the webhook verbs read, on SQLite (synchronous; CLI and tests). `states`: the machine's tag sets (states.ts). */
+export function createRepos(db: Db, states: DetectionStates) {
   return {
     accounts: createAccountRepo(db),
     apiKeys: createApiKeyRepo(db),
     endpoints: createWebhookEndpointRepo(db),
     deliveries: createDeliveryRepo(db),
     events: createEventRepo(db),
-    liveEvents: createLiveEventRepo(db),
+    liveEvents: createLiveEventRepo(db, states.live),
     intentsOverview: createIntentsOverviewRepo(db),
   };
 }
@@ -63,7 +63,7 @@ export function createRepos(db: Db) {
 export function createSqliteRepos(db: Db, states: DetectionStates, owner?: string): SqliteRepos {
   const claims = sqliteClaims(db.sqlite, owner);
   return {
-    ...createRepos(db),
+    ...createRepos(db, states),
     intents: createIntentRepo(db.sqlite, { live: states.live }),
     idempotency: createIdempotencyRepo(db.sqlite, claims.idempotency),
     payments: createPaymentRepo(db.sqlite),

@@ -8,6 +8,7 @@ import { newId } from '../../src/domain/ids';
 import type { EventEnvelope, EventType, Mode, PaymentIntentWire } from '../../src/domain/intent';
 import { openDb, type Db } from '../../src/store/db';
 import { createRepos } from '../../src/store/repos';
+import { STORE_STATES } from '../support/test-store';
 import { createDispatchStore } from '../../src/store/webhook-dispatch';
 import type { DispatcherDeps } from '../../src/webhooks/dispatcher';
 import { webhookServices, type WebhookServices } from '../../src/webhooks/services';
@@ -34,7 +35,7 @@ export function dispatchDeps(db: Db, config: Config): DispatcherDeps {
 
 /** What the webhook verbs are handed, on this database; `extra` pins the clock or the DNS. */
 export function services(db: Db | NeutralDb, config: Config = testConfig(), extra: Pick<WebhookServices, 'now' | 'lookup'> = {}): WebhookServices {
-  return { ...webhookServices('repos' in db ? db.repos : createRepos(db), config), ...extra };
+  return { ...webhookServices('repos' in db ? db.repos : createRepos(db, STORE_STATES), config), ...extra };
 }
 
 export function createAccount(db: Db, plan: 'free' | 'pro' = 'pro'): string {

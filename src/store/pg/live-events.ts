@@ -14,8 +14,10 @@
 // Each read notes a new mark (L, X) and raises the horizon to the newest mark already passed, so
 // the feed lags by about one poll when transactions are short, and a transaction left open
 // (idle in transaction with an xid) holds the feed back, but never makes it skip.
-import type { Mode } from '../../domain/intent';
+import type { IntentState, Mode } from '../../domain/intent';
+import { addEntries, type EndedCounts, endedStates, type StateCounts } from '../ended-counts';
 import type { LiveEventRepo, LiveEventRow, LiveIntentRow, LiveSnapshot } from '../live-events';
+import { stateList } from '../states';
 import { type Async, first, num, numbers, type Pg, rows } from './sql';
 
 const state = (t: string) => `(${t}.payload::jsonb #>> '{data,intent,state}')`;
@@ -87,15 +89,43 @@ export async function liveEventsAfter(
   );
 }
 
-/** Counts per state, the newest intents and the events up to the horizon: one read snapshot. */
-async function snapshotAt(q: Pg, afterSeq: number, accountId: string, mode: Mode, limit: number): Promise<LiveSnapshot> {
-  const counts: LiveSnapshot['counts'] = {};
-  const byState = await rows<{ state: keyof LiveSnapshot['counts']; n: string }>(
-    q,
-    'SELECT state, COUNT(*) AS n FROM intents WHERE account_id = $1 AND mode = $2 GROUP BY state',
-    [accountId, mode],
-  );
-  for (const r of byState) counts[r.state] = num(r.n);
+/** The statements of the counts per state, as ../live-events.ts countSql (plans pinned by test/store/live-counts.test.ts). */
+export function pgCountSql(live: readonly IntentState[]) {
+  const ended = endedStates(live);
+  return {
+    live: `SELECT state, COUNT(*) AS n FROM intents WHERE account_id = $1 AND mode = $2 AND state IN (${stateList(live)}) GROUP BY state`,
+    ended: `SELECT state, COUNT(*) AS n FROM intents WHERE account_id = $1 AND mode = $2 AND state IN (${stateList(ended.states)}) GROUP BY state`,
+    entered: `SELECT type, COUNT(*) AS n FROM events WHERE account_id = $1 AND mode = $2 AND seq > $3 AND seq <= $4
+      AND type IN (${ended.eventTypes.map((t) => `'${t}'`).join(',')}) GROUP BY type`,
+  };
+}
+
+/** No event position is above this (the `seq > horizon` half of a count). */
+const NO_END = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Counts per state, the newest intents and the events up to the horizon: one read snapshot. The
+ * ended states' counts are as of the horizon (ended-counts.ts): the snapshot may also see
+ * commits whose events are above it, and the stream adds those once it reaches them.
+ */
+async function snapshotAt(
+  q: Pg, afterSeq: number, live: readonly IntentState[], kept: EndedCounts, accountId: string, mode: Mode, limit: number,
+): Promise<LiveSnapshot> {
+  const sql = pgCountSql(live);
+  const byState = async (text: string) => {
+    const out: StateCounts = {};
+    for (const r of await rows<{ state: IntentState; n: string }>(q, text, [accountId, mode])) out[r.state] = num(r.n);
+    return out;
+  };
+  const entered = async (from: number, to: number) =>
+    (await rows<{ type: string; n: string }>(q, sql.entered, [accountId, mode, from, to])).map((r) => ({ type: r.type, n: num(r.n) }));
+  const before = kept.usable(accountId, mode, afterSeq);
+  const ended = before
+    ? addEntries(before.counts, await entered(before.seq, afterSeq))
+    : addEntries(await byState(sql.ended), await entered(afterSeq, NO_END), -1);
+  kept.keep(accountId, mode, afterSeq, ended);
+  const counts: LiveSnapshot['counts'] = await byState(sql.live);
+  for (const [state, n] of Object.entries(ended)) if (n > 0) counts[state as IntentState] = n;
   const intents = numbers<LiveIntentRow>(
     await rows(
       q,
@@ -119,7 +149,9 @@ async function snapshotAt(q: Pg, afterSeq: number, accountId: string, mode: Mode
  * The live feed on PostgreSQL. `q` reads (pool or a transaction); `pool` and `horizon` are the
  * store's (the horizon is found outside any transaction). durable() is null: a commit is durable.
  */
-export function createPgLiveEventRepo(q: Pg, pool: Pg, horizon: SeqHorizon): Async<Omit<LiveEventRepo, 'durable'>> & Pick<LiveEventRepo, 'durable'> {
+export function createPgLiveEventRepo(
+  q: Pg, pool: Pg, horizon: SeqHorizon, live: readonly IntentState[], kept: EndedCounts,
+): Async<Omit<LiveEventRepo, 'durable'>> & Pick<LiveEventRepo, 'durable'> {
   return {
     maxSeq: () => horizon.advance(),
     after: async (accountId, mode, afterSeq, limit, intentId = null) =>
@@ -128,9 +160,9 @@ export function createPgLiveEventRepo(q: Pg, pool: Pg, horizon: SeqHorizon): Asy
       const h = await horizon.advance();
       // One REPEATABLE READ snapshot taken after the horizon was found: counts, intents and
       // events agree, and every event up to the horizon is in it.
-      if (q !== pool) return snapshotAt(q, h, accountId, mode, limit);
+      if (q !== pool) return snapshotAt(q, h, live, kept, accountId, mode, limit);
       return (await pool.begin('isolation level repeatable read read only', (tx) =>
-        snapshotAt(tx as unknown as Pg, h, accountId, mode, limit),
+        snapshotAt(tx as unknown as Pg, h, live, kept, accountId, mode, limit),
       )) as LiveSnapshot;
     },
     durable: () => null,

@@ -11,6 +11,7 @@ import { pgClaimSlots } from './claims';
 import { createPgIdempotencyRepo, type IdempotencySlots } from './idempotency';
 import { createPgIntentRepo } from './intents';
 import { createPgIntentsOverviewRepo } from './intents-overview';
+import { createEndedCounts, type EndedCounts } from '../ended-counts';
 import { createPgLiveEventRepo, createSeqHorizon, type SeqHorizon } from './live-events';
 import { guardUnavailable, openPg, pingWithin, unavailableAs } from './connect';
 import { createPgOutbox } from './outbox';
@@ -27,6 +28,8 @@ export interface PgShared {
   pool: Pg;
   states: DetectionStates;
   horizon: SeqHorizon;
+  /** The live view's kept counts of ended intents (ended-counts.ts): one per store. */
+  endedCounts: EndedCounts;
   idempotencySlots: IdempotencySlots;
   broadcastSlots: BroadcastSlots;
 }
@@ -45,7 +48,7 @@ export function pgReposOn(q: Pg, s: PgShared) {
     endpoints: createPgWebhookEndpointRepo(q),
     deliveries: createPgDeliveryRepo(q),
     events: createPgEventRepo(q),
-    liveEvents: createPgLiveEventRepo(q, s.pool, s.horizon),
+    liveEvents: createPgLiveEventRepo(q, s.pool, s.horizon, s.states.live, s.endedCounts),
     intentsOverview: createPgIntentsOverviewRepo(q),
     dispatch: createPgDispatchStore(q),
     leases: createPgLeaseStore(q),
@@ -95,6 +98,7 @@ export function pgStoreOn(pool: SQL, opts: PgStoreOptions): PgStore {
     pool,
     states: opts.states,
     horizon: createSeqHorizon(pool),
+    endedCounts: createEndedCounts(),
     idempotencySlots: claims.idempotency,
     broadcastSlots: claims.broadcast,
   };

@@ -6,6 +6,7 @@ import { newId } from '../../../src/domain/ids';
 import type { EventEnvelope, IntentState } from '../../../src/domain/intent';
 import { toWire } from '../../../src/domain/intent';
 import { createPgIntentRepo } from '../../../src/store/pg/intents';
+import { createEndedCounts } from '../../../src/store/ended-counts';
 import { createPgLiveEventRepo, createSeqHorizon } from '../../../src/store/pg/live-events';
 import { createPgOutbox } from '../../../src/store/pg/outbox';
 import type { Pg } from '../../../src/store/pg/sql';
@@ -30,7 +31,7 @@ const append = (q: Pg, state: IntentState, createdAt = 5) =>
 
 describe('live events (PostgreSQL)', () => {
   it('events after a seq with their intent\'s state before and after; the snapshot; maxSeq', async () => {
-    const live = createPgLiveEventRepo(t.sql, t.sql, createSeqHorizon(t.sql));
+    const live = createPgLiveEventRepo(t.sql, t.sql, createSeqHorizon(t.sql), statesTagged('live'), createEndedCounts());
     expect(await live.maxSeq()).toBe(0);
     await createPgIntentRepo(t.sql, { live: statesTagged('live') }).insert({ ...intent, state: 'pending' });
     await append(t.sql, 'created', 5);
@@ -58,7 +59,7 @@ describe('live events (PostgreSQL)', () => {
   });
 
   it('never skips an event that commits after one with a higher seq', async () => {
-    const live = createPgLiveEventRepo(t.sql, t.sql, createSeqHorizon(t.sql));
+    const live = createPgLiveEventRepo(t.sql, t.sql, createSeqHorizon(t.sql), statesTagged('live'), createEndedCounts());
     let commitFirst!: () => void;
     const firstMayCommit = new Promise<void>((r) => (commitFirst = r));
     let drawn!: () => void;
@@ -89,7 +90,7 @@ describe('live events (PostgreSQL)', () => {
   });
 
   it('a rolled-back seq does not hold the feed back', async () => {
-    const live = createPgLiveEventRepo(t.sql, t.sql, createSeqHorizon(t.sql));
+    const live = createPgLiveEventRepo(t.sql, t.sql, createSeqHorizon(t.sql), statesTagged('live'), createEndedCounts());
     await expect(
       t.sql.begin(async (tx) => {
         await append(tx as unknown as Pg, 'created');

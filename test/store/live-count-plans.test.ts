@@ -1,0 +1,70 @@
+// The plans of the live view's counts per state (src/store/ended-counts.ts), on tables of a real
+// size: the live states and the entries into an ended state since a kept count are index ranges
+// of the account (never every intent it ever had, which a dashboard page load read before). The
+// counts against their definition: test/store/live-counts.test.ts. SQLite's plan and PostgreSQL's.
+import { afterEach, describe, expect, it } from 'vitest';
+import { countSql } from '../../src/store/live-events';
+import { pgCountSql } from '../../src/store/pg/live-events';
+import { STORE_STATES } from '../support/engines';
+import { tempDb, type TempDb } from '../support/db';
+import { type PgTestDb, pgTestDb } from './pg/db';
+
+let t: TempDb | null = null;
+let pg: PgTestDb | null = null;
+afterEach(async () => {
+  t?.dispose();
+  await pg?.dispose();
+  t = pg = null;
+});
+
+// 20,000 ended intents of one account, a few live, each with its ended event: an account with history.
+const FILL_INTENTS = `INSERT INTO intents (id, account_id, mode, chain, token, token_address, decimals, amount_base_units, requestor,
+    direction, state, metadata, ttl_seconds, expires_at, created_at, updated_at, retry_required, pending_at_expiry, snapshot, machine_version)
+  SELECT 'pi_' || g, 'acct_a', 'test', 'eip155:84532', 'USDC', '0xtoken', 6, '1', '0xreq', 'request',
+    CASE WHEN g % 1000 = 0 THEN 'pending' WHEN g % 3 = 0 THEN 'expired' ELSE 'finalized' END, '{}', 900, 1, g, g, FALSE, FALSE, '{}', 1`;
+const FILL_EVENTS = `INSERT INTO events (id, account_id, mode, intent_id, type, payload, created_at)
+  SELECT 'evt_' || g, 'acct_a', 'test', 'pi_' || g, CASE WHEN g % 3 = 0 THEN 'intent.expired' ELSE 'intent.finalized' END, '{}', g`;
+const N = 20_000;
+
+describe('live view counts: the plans', () => {
+  it('SQLite: ranges of intents_account_state per live state and of event positions, never a scan', () => {
+    t = tempDb();
+    const s = t.db.sqlite;
+    const series = `WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${N}) `;
+    s.exec(`${series}${FILL_INTENTS.replaceAll('FALSE', '0')} FROM s`);
+    s.exec(`${series}${FILL_EVENTS} FROM s`);
+    s.exec('ANALYZE');
+    const sql = countSql(STORE_STATES.live);
+    const plan = (text: string, ...params: Array<string | number>) =>
+      s
+        .query<{ detail: string }, Array<string | number>>(`EXPLAIN QUERY PLAN ${text}`)
+        .all(...params)
+        .map((r) => r.detail);
+    expect(plan(sql.live, 'acct_a', 'test')).toEqual(['SEARCH intents USING COVERING INDEX intents_account_state (account_id=? AND mode=? AND state=?)']);
+    // A range of event positions: of this account's (events_account) or of all (the rowid), as the
+    // statistics say; both read only the events since the kept count (MAX_EVENTS_SINCE at most).
+    const entered = plan(sql.entered, 'acct_a', 'test', N - 10, N);
+    expect(entered[0]).toMatch(/^SEARCH events USING (INDEX events_account \(account_id=\? AND mode=\? AND seq>\? AND seq<\?\)|INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\))$/);
+    // (At most one group per ended state.)
+    expect(entered.slice(1)).toEqual(['USE TEMP B-TREE FOR GROUP BY']);
+  });
+
+  it('PostgreSQL: index scans of the live intents and of a range of event positions, no sequential scan', async () => {
+    pg = await pgTestDb();
+    const series = ` FROM generate_series(1, ${N}) g`;
+    await pg.sql.unsafe(FILL_INTENTS + series);
+    await pg.sql.unsafe(FILL_EVENTS + series);
+    await pg.sql`ANALYZE`;
+    const sql = pgCountSql(STORE_STATES.live);
+    const plan = async (text: string, params: Array<string | number>) =>
+      (await pg!.sql.unsafe(`EXPLAIN ${text}`, params)).map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    // The live intents: of this account (intents_account_state) or of all (the partial index intents_live).
+    const live = await plan(sql.live, ['acct_a', 'test']);
+    expect(live).toMatch(/Index (Only )?Scan using (intents_account_state|intents_live) on intents/);
+    expect(live).not.toMatch(/Seq Scan/);
+    // The entries since the kept count: a range of event positions (of this account's, or of all).
+    const entered = await plan(sql.entered, ['acct_a', 'test', N - 10, N]);
+    expect(entered).toMatch(/Index (Only )?Scan using (events_account|events_pkey) on events[\s\S]*seq > /);
+    expect(entered).not.toMatch(/Seq Scan/);
+  });
+});
