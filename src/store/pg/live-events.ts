@@ -100,13 +100,12 @@ export function pgCountSql(live: readonly IntentState[]) {
   };
 }
 
-/** No event position is above this (the `seq > horizon` half of a count). */
-const NO_END = Number.MAX_SAFE_INTEGER;
-
 /**
  * Counts per state, the newest intents and the events up to the horizon: one read snapshot. The
- * ended states' counts are as of the horizon (ended-counts.ts): the snapshot may also see
- * commits whose events are above it, and the stream adds those once it reaches them.
+ * counts are as of the horizon, like the events: the snapshot also sees commits whose events are
+ * above it, which the stream applies once it reaches them (counted here too, they were applied
+ * twice: a move committed while an older transaction was open showed one intent in two states).
+ * So the moves of those events are taken back; the ended states' counts: ended-counts.ts.
  */
 async function snapshotAt(
   q: Pg, afterSeq: number, live: readonly IntentState[], kept: EndedCounts, accountId: string, mode: Mode, limit: number,
@@ -117,15 +116,30 @@ async function snapshotAt(
     for (const r of await rows<{ state: IntentState; n: string }>(q, text, [accountId, mode])) out[r.state] = num(r.n);
     return out;
   };
-  const entered = async (from: number, to: number) =>
-    (await rows<{ type: string; n: string }>(q, sql.entered, [accountId, mode, from, to])).map((r) => ({ type: r.type, n: num(r.n) }));
+  // The moves above the horizon this snapshot sees (few: the commits of the last moments).
+  const above = await rows<{ state: IntentState | null; fromState: IntentState | null }>(
+    q,
+    `SELECT ${state('e')} AS state,
+       (SELECT ${state('p')} FROM events p WHERE p.intent_id = e.intent_id AND p.seq < e.seq ORDER BY p.seq DESC LIMIT 1) AS "fromState"
+     FROM events e WHERE e.account_id = $1 AND e.mode = $2 AND e.seq > $3 AND e.intent_id IS NOT NULL`,
+    [accountId, mode, afterSeq],
+  );
+  const takeBack = (counts: StateCounts, only: (s: IntentState) => boolean) => {
+    for (const m of above) {
+      if (m.state !== null && only(m.state)) counts[m.state] = (counts[m.state] ?? 0) - 1;
+      if (m.fromState !== null && only(m.fromState)) counts[m.fromState] = (counts[m.fromState] ?? 0) + 1;
+    }
+    return counts;
+  };
+  const isLive = (s: IntentState) => live.includes(s);
   const before = kept.usable(accountId, mode, afterSeq);
   const ended = before
-    ? addEntries(before.counts, await entered(before.seq, afterSeq))
-    : addEntries(await byState(sql.ended), await entered(afterSeq, NO_END), -1);
+    ? addEntries(before.counts, (await rows<{ type: string; n: string }>(q, sql.entered, [accountId, mode, before.seq, afterSeq])).map((r) => ({ type: r.type, n: num(r.n) })))
+    : takeBack(await byState(sql.ended), (s) => !isLive(s));
   kept.keep(accountId, mode, afterSeq, ended);
-  const counts: LiveSnapshot['counts'] = await byState(sql.live);
-  for (const [state, n] of Object.entries(ended)) if (n > 0) counts[state as IntentState] = n;
+  const counts: LiveSnapshot['counts'] = takeBack(await byState(sql.live), isLive);
+  for (const [s, n] of Object.entries(counts)) if (n === 0) delete counts[s as IntentState];
+  for (const [s, n] of Object.entries(ended)) if (n > 0) counts[s as IntentState] = n;
   const intents = numbers<LiveIntentRow>(
     await rows(
       q,

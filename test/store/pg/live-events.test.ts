@@ -89,6 +89,63 @@ describe('live events (PostgreSQL)', () => {
     expect(rows.map((r) => [r.seq, r.state])).toEqual([[1, 'created'], [2, 'pending']]);
   });
 
+  it('the snapshot counts as of its horizon: a move committed above it is counted once, when the stream reaches it', async () => {
+    const live = createPgLiveEventRepo(t.sql, t.sql, createSeqHorizon(t.sql), statesTagged('live'), createEndedCounts());
+    const intents = (q: Pg) => createPgIntentRepo(q, { live: statesTagged('live') });
+    const other = { ...storedIntent({ reference: null }), state: 'created' as const };
+    const eventOf = (i: typeof intent, state: IntentState): EventEnvelope => ({ ...envelope(state), data: { intent: toWire({ ...i, state }) } });
+    const appendFor = (q: Pg, i: typeof intent, state: IntentState) =>
+      createPgOutbox(q).append({ envelope: eventOf(i, state), accountId: 'acct_a', mode: 'test', intentId: i.id, createdAt: 5 });
+    // Two intents created (seq 1, 2): the horizon reaches them.
+    await intents(t.sql).insert({ ...intent, state: 'created' });
+    await appendFor(t.sql, intent, 'created');
+    const ended = { ...storedIntent({ reference: null }), state: 'created' as const };
+    await intents(t.sql).insert(ended);
+    await appendFor(t.sql, ended, 'created');
+    await until(() => live.maxSeq(), (h) => h === 2);
+    let commitFirst!: () => void;
+    const firstMayCommit = new Promise<void>((r) => (commitFirst = r));
+    let drawn!: () => void;
+    const firstDrew = new Promise<void>((r) => (drawn = r));
+    // A third intent's creation draws seq 3 and stays open: the horizon stays at 2.
+    const first = t.sql.begin(async (tx) => {
+      await intents(tx as unknown as Pg).insert(other);
+      await appendFor(tx as unknown as Pg, other, 'created');
+      drawn();
+      await firstMayCommit;
+    });
+    let snap: Awaited<ReturnType<typeof live.snapshot>>;
+    try {
+      await firstDrew;
+      // Meanwhile the first intent moves to pending and the second expires (seq 4, 5), committed.
+      await t.sql.begin(async (tx) => {
+        await intents(tx as unknown as Pg).update({ ...intent, state: 'pending' });
+        await appendFor(tx as unknown as Pg, intent, 'pending');
+      });
+      await t.sql.begin(async (tx) => {
+        await intents(tx as unknown as Pg).update({ ...ended, state: 'expired' });
+        await appendFor(tx as unknown as Pg, ended, 'expired');
+      });
+      snap = await live.snapshot('acct_a', 'test', 10);
+      expect(snap.afterSeq).toBe(2);
+      // As of seq 2: both created (the snapshot sees pending and expired, but their events come later).
+      expect(snap.counts).toEqual({ created: 2 });
+    } finally {
+      commitFirst();
+      await first;
+    }
+    // The live view applies each event the stream brings (from its state before to its state after).
+    const counts: Record<string, number> = { ...snap.counts };
+    const streamed = await until(() => live.after('acct_a', 'test', snap.afterSeq, 10), (r) => r.length === 3);
+    for (const e of streamed) {
+      if (e.fromState) counts[e.fromState] = (counts[e.fromState] ?? 0) - 1;
+      if (e.state) counts[e.state] = (counts[e.state] ?? 0) + 1;
+    }
+    expect(Object.fromEntries(Object.entries(counts).filter(([, n]) => n !== 0))).toEqual({ created: 1, pending: 1, expired: 1 });
+    // A later snapshot (the ended count kept and moved by the events since) agrees.
+    expect((await until(() => live.snapshot('acct_a', 'test', 10), (x) => x.afterSeq === 5)).counts).toEqual({ created: 1, pending: 1, expired: 1 });
+  });
+
   it('a rolled-back seq does not hold the feed back', async () => {
     const live = createPgLiveEventRepo(t.sql, t.sql, createSeqHorizon(t.sql), statesTagged('live'), createEndedCounts());
     await expect(
