@@ -62,6 +62,27 @@ const stateOf = (id: string, want: string) => async () => {
   const i = await intentOf(id);
   return i.state === want ? i : undefined;
 };
+/**
+ * Wait for the intent to finalize; on time-out say where it stood (its state, the transaction as the
+ * node has it, the node's head and finalized tag), so a failure under load shows which side stalled.
+ */
+async function finalized(anvil: Anvil, id: string, hash: string | null, ms = 20_000) {
+  try {
+    return await waitFor(stateOf(id, 'finalized'), ms, 'finalized');
+  } catch (e) {
+    const i = await intentOf(id).catch(() => null);
+    const node = await Promise.all([
+      anvil.rpc<{ number: string } | null>('eth_getBlockByNumber', ['latest', false]).catch((x) => String(x)),
+      anvil.rpc<{ number: string } | null>('eth_getBlockByNumber', ['finalized', false]).catch((x) => String(x)),
+      hash ? anvil.rpc<{ blockNumber: string; status: string } | null>('eth_getTransactionReceipt', [hash]).catch((x) => String(x)) : null,
+      hash ? anvil.rpc<{ blockNumber: string | null } | null>('eth_getTransactionByHash', [hash]).catch((x) => String(x)) : null,
+    ]);
+    const [head, fin, receipt, tx] = node.map((x) => JSON.stringify(x)?.slice(0, 200));
+    throw new Error(
+      `${(e as Error).message}: intent ${id} is ${i?.state} (txSignature ${i?.txSignature}); node head ${head}, finalized ${fin}; receipt ${receipt}; transaction ${tx}`,
+    );
+  }
+}
 const paymentFor = (tx: string) => async () => {
   const r = await api.get('/v1/payments?limit=100');
   return (r.body.payments as any[]).find((p) => p.txSignature.toLowerCase() === tx.toLowerCase());
@@ -116,7 +137,7 @@ describe('EVM payments found on chain', () => {
     const requestor = newRequestor();
     const intent = await create({ amount: '7.25', requestor });
     const hash = await payFromUri(base, payer, intent.paymentUri);
-    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    const fin = await finalized(base, intent.id, hash);
     expect(fin.txSignature).toBe(hash);
     expect(fin.fulfiller).toBe(payer.address);
     expect(fin.confirmedAt).not.toBeNull();
@@ -141,7 +162,7 @@ describe('EVM payments found on chain', () => {
     expect(built.status).toBe(200);
     const signed = await signBlob(payer, built.body.transaction.blob);
     const hash = await base.rpc<string>('eth_sendRawTransaction', [b64ToHex(signed)]);
-    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    const fin = await finalized(base, intent.id, hash);
     expect(fin.txSignature).toBe(hash);
     expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
   });
@@ -152,7 +173,7 @@ describe('EVM payments found on chain', () => {
     expect(r.status).toBe(201);
     expect(r.body.intent.paymentUri).toBe(`ethereum:${ALPHA_USD}@42431/transfer?address=${requestor}&uint256=2500000`);
     const hash = await payFromUri(tempo, tempoPayer, r.body.intent.paymentUri);
-    const fin = await waitFor(stateOf(r.body.intent.id, 'finalized'), 20_000, 'finalized');
+    const fin = await finalized(tempo, r.body.intent.id, hash);
     expect(fin.txSignature).toBe(hash);
     expect(fin.fulfiller).toBe(tempoPayer.address);
   });
@@ -163,7 +184,7 @@ describe('EVM payments found on chain', () => {
     const built = await api.post(`/v1/intents/${r.body.intent.id}/build`, { fulfiller: tempoPayer.address });
     expect(built.status).toBe(200);
     const hash = await tempo.rpc<string>('eth_sendRawTransaction', [b64ToHex(await signBlob(tempoPayer, built.body.transaction.blob))]);
-    const fin = await waitFor(stateOf(r.body.intent.id, 'finalized'), 20_000, 'finalized');
+    const fin = await finalized(tempo, r.body.intent.id, hash);
     expect(fin.txSignature).toBe(hash);
     expect(await eventTypes(api, r.body.intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
   });
@@ -282,7 +303,7 @@ describe('EVM payments found on chain', () => {
     const sub = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: signed });
     expect(sub.status).toBe(200);
     expect(sub.body.txSignature).toBe(hash);
-    await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    await finalized(base, intent.id, hash);
     await waitFor(paymentFor(hash), 5_000, 'payment');
     const all = (await api.get('/v1/payments?limit=100')).body.payments.filter((p: any) => p.txSignature === hash);
     expect(all).toHaveLength(1);
