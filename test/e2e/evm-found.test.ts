@@ -13,6 +13,15 @@ import { deployToken, ownerClient, tokenAbi } from '../support/evm/token';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
 
+/**
+ * How long a chain outcome may take to show (found, matched, finalized, its webhook). Each step is
+ * a durable commit the next one waits for (the detector's cursor each tick, each report, each move,
+ * the answer of the GET that reads it): ~0.6 s per test normally, but with every fsync slowed to
+ * 0.8 s (strace fault injection) 5-17 s. Under a full suite's disk load a 20 s deadline timed out
+ * (the Tempo cases, twice). A deadline, never a measure: nothing asserts how long it took.
+ */
+const CHAIN_MS = 60_000;
+
 const BASE = 'eip155:84532';
 const TEMPO = 'eip155:42431';
 
@@ -66,7 +75,7 @@ const stateOf = (id: string, want: string) => async () => {
  * Wait for the intent to finalize; on time-out say where it stood (its state, the transaction as the
  * node has it, the node's head and finalized tag), so a failure under load shows which side stalled.
  */
-async function finalized(anvil: Anvil, id: string, hash: string | null, ms = 20_000) {
+async function finalized(anvil: Anvil, id: string, hash: string | null, ms = CHAIN_MS) {
   try {
     return await waitFor(stateOf(id, 'finalized'), ms, 'finalized');
   } catch (e) {
@@ -124,7 +133,8 @@ async function create(body: Record<string, unknown>) {
 
 const newRequestor = () => privateKeyToAccount(generatePrivateKey()).address;
 
-describe('EVM payments found on chain', () => {
+// Several chain waits in one test: room for each of them at its deadline.
+describe('EVM payments found on chain', { timeout: 4 * CHAIN_MS }, () => {
   it('every intent carries an EIP-681 paymentUri and no solanaReference', async () => {
     const requestor = newRequestor();
     const i = await create({ amount: '12.34', requestor });
@@ -145,9 +155,9 @@ describe('EVM payments found on chain', () => {
     const hooks = await waitFor(() => {
       const mine = rx.requests.map((h) => JSON.parse(h.body)).filter((e) => e.data.intent?.id === intent.id);
       return mine.length >= 4 && mine;
-    }, 10_000, 'webhooks');
+    }, CHAIN_MS, 'webhooks');
     expect(hooks.map((e) => e.type)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
-    const payment = await waitFor(paymentFor(hash), 5_000, 'payment');
+    const payment = await waitFor(paymentFor(hash), CHAIN_MS, 'payment');
     expect(payment).toMatchObject({
       chain: BASE, token: 'USDC', tokenAddress: usdc, amount: '7.25', amountBaseUnits: '7250000', from: payer.address,
       to: requestor, intentId: intent.id, status: 'matched', reason: null, livemode: false,
@@ -194,7 +204,7 @@ describe('EVM payments found on chain', () => {
       const requestor = newRequestor();
       const intent = await create({ amount: '1.5', requestor });
       const hash = await payFromUri(base, payer, intent.paymentUri, scale);
-      const payment = await waitFor(paymentFor(hash), 20_000, `${label}paid payment`);
+      const payment = await waitFor(paymentFor(hash), CHAIN_MS, `${label}paid payment`);
       expect(payment).toMatchObject({ status: 'unmatched', reason: 'amount_mismatch', intentId: intent.id, to: requestor });
       expect(BigInt(payment.amountBaseUnits)).toBe(scale(1_500_000n));
       const now = await intentOf(intent.id);
@@ -202,7 +212,7 @@ describe('EVM payments found on chain', () => {
       expect(now.updatedAt).toBe(intent.updatedAt);
       const hook = await waitFor(
         () => rx.requests.map((h) => JSON.parse(h.body)).find((e) => e.type === 'payment.unmatched' && e.data.payment.id === payment.id),
-        10_000,
+        CHAIN_MS,
         'payment.unmatched webhook',
       );
       expect(hook.data.payment).toEqual(payment);
@@ -217,28 +227,28 @@ describe('EVM payments found on chain', () => {
     const a = await create({ amount: '4', requestor });
     const b = await create({ amount: '4', requestor });
     const hash = await payFromUri(base, payer, a.paymentUri);
-    const payment = await waitFor(paymentFor(hash), 20_000, 'payment');
+    const payment = await waitFor(paymentFor(hash), CHAIN_MS, 'payment');
     expect(payment).toMatchObject({ status: 'unmatched', reason: 'ambiguous', intentId: null });
     // An event that names no intent is still in the event log and delivered.
     const ev = await waitFor(
       async () => ((await api.get('/v1/events?limit=100')).body.events as any[]).find((e) => e.type === 'payment.unmatched' && e.data.payment.id === payment.id),
-      10_000,
+      CHAIN_MS,
       'payment.unmatched event',
     );
     expect(ev.data.payment.intentId).toBeNull();
-    await waitFor(() => rx.requests.some((h) => JSON.parse(h.body).eventId === ev.eventId), 10_000, 'ambiguous webhook');
+    await waitFor(() => rx.requests.some((h) => JSON.parse(h.body).eventId === ev.eventId), CHAIN_MS, 'ambiguous webhook');
     expect((await intentOf(a.id)).state).toBe('created');
     expect((await intentOf(b.id)).state).toBe('created');
     // The merchant learns which one it was (the wallet's hash) and settles it by txSignature.
     const sub = await api.post(`/v1/intents/${b.id}/submit`, { txSignature: hash });
     expect(sub.status).toBe(200);
-    const fin = await waitFor(stateOf(b.id, 'finalized'), 20_000, 'finalized');
+    const fin = await waitFor(stateOf(b.id, 'finalized'), CHAIN_MS, 'finalized');
     expect(fin.txSignature).toBe(hash);
     expect((await intentOf(a.id)).state).toBe('created');
     const settled = await waitFor(async () => {
       const p = (await api.get(`/v1/payments/${payment.id}`)).body.payment;
       return p.status === 'matched' && p;
-    }, 20_000, 'ledger settled');
+    }, CHAIN_MS, 'ledger settled');
     expect(settled).toMatchObject({ reason: null, intentId: b.id });
   });
 
@@ -249,7 +259,7 @@ describe('EVM payments found on chain', () => {
     await owner.waitForTransactionReceipt({ hash: await owner.writeContract({ address: usdc, abi: tokenAbi(), functionName: 'mint', args: [stranger.address, 10_000_000n] }) });
     const intent = await create({ amount: '2', requestor, fulfiller: payer.address });
     const hash = await payFromUri(base, stranger, intent.paymentUri);
-    const payment = await waitFor(paymentFor(hash), 20_000, 'payment');
+    const payment = await waitFor(paymentFor(hash), CHAIN_MS, 'payment');
     expect(payment).toMatchObject({ status: 'unmatched', reason: 'no_open_intent', from: stranger.address });
     expect((await intentOf(intent.id)).state).toBe('created');
   });
@@ -258,10 +268,10 @@ describe('EVM payments found on chain', () => {
     const requestor = newRequestor();
     const intent = await create({ amount: '5', requestor });
     const first = await payFromUri(base, payer, intent.paymentUri);
-    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    const fin = await waitFor(stateOf(intent.id, 'finalized'), CHAIN_MS, 'finalized');
     expect(fin.txSignature).toBe(first);
     const second = await payFromUri(base, payer, intent.paymentUri);
-    const payment = await waitFor(paymentFor(second), 20_000, 'duplicate payment');
+    const payment = await waitFor(paymentFor(second), CHAIN_MS, 'duplicate payment');
     expect(payment).toMatchObject({ status: 'unmatched', reason: 'duplicate', intentId: intent.id, amount: '5' });
     const now = await intentOf(intent.id);
     expect(now.txSignature).toBe(first);
@@ -275,7 +285,7 @@ describe('EVM payments found on chain', () => {
     const sim = await api.post(`/v1/test/intents/${intent.id}/simulate`, { targetState: 'expired' });
     expect(sim.body.intent.state).toBe('expired');
     const hash = await payFromUri(base, payer, intent.paymentUri);
-    const payment = await waitFor(paymentFor(hash), 20_000, 'payment');
+    const payment = await waitFor(paymentFor(hash), CHAIN_MS, 'payment');
     expect(payment).toMatchObject({ status: 'late', reason: 'intent_closed', intentId: intent.id });
     const late = await intentOf(intent.id);
     expect(late.state).toBe('expired');
@@ -283,7 +293,7 @@ describe('EVM payments found on chain', () => {
     expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.expired', 'intent.late_payment']);
     const hook = await waitFor(
       () => rx.requests.map((h) => JSON.parse(h.body)).find((e) => e.type === 'intent.late_payment' && e.data.intent.id === intent.id),
-      10_000,
+      CHAIN_MS,
       'late payment webhook',
     );
     expect(hook.data.intent.latePayment.txSignature).toBe(hash);
@@ -304,7 +314,7 @@ describe('EVM payments found on chain', () => {
     expect(sub.status).toBe(200);
     expect(sub.body.txSignature).toBe(hash);
     await finalized(base, intent.id, hash);
-    await waitFor(paymentFor(hash), 5_000, 'payment');
+    await waitFor(paymentFor(hash), CHAIN_MS, 'payment');
     const all = (await api.get('/v1/payments?limit=100')).body.payments.filter((p: any) => p.txSignature === hash);
     expect(all).toHaveLength(1);
     expect(all[0]).toMatchObject({ status: 'matched', intentId: intent.id });
