@@ -2,7 +2,7 @@
 // network, scan cursors (chain_cursors), and the matched payments still short of finality.
 import type { Database } from 'bun:sqlite';
 import type { IntentState } from '../domain/intent';
-import { stateList } from './states';
+import { stateIs, stateIsNot, stateList } from './states';
 import type { Awaitable, Sync } from './awaitable';
 
 /** One receiving account to watch: a requestor and token on a network, and the intents' references. */
@@ -62,11 +62,12 @@ export interface DetectionRepo {
 // as two disjoint index searches: the live partial index by chain, then the closed rows' partial
 // index by chain + updated_at. Both cover the receivers' columns, so a poll reads no table row
 // for them; never a scan of history, and a live intent is read once, not twice.
-// `live` is the caller's state set (the machine's live tag), the very list both partial indexes name.
-const watched = (live: string, cols: string) =>
-  `SELECT ${cols} FROM intents INDEXED BY intents_live WHERE state IN (${live}) AND chain = $chain
+// `live` and `closed` are stateIs / stateIsNot of the caller's live set (the machine's live tag):
+// the very conditions of the two partial indexes (schema.ts LIVE, NOT_LIVE).
+const watched = (live: string, closed: string, cols: string) =>
+  `SELECT ${cols} FROM intents INDEXED BY intents_live WHERE ${live} AND chain = $chain
    UNION ALL SELECT ${cols} FROM intents INDEXED BY intents_chain_updated
-    WHERE state NOT IN (${live}) AND chain = $chain AND updated_at >= $since`;
+    WHERE ${closed} AND chain = $chain AND updated_at >= $since`;
 
 /** The machine's tag sets the queries need (compose passes statesTagged of each). */
 export interface DetectionStates {
@@ -82,14 +83,15 @@ const byReceiver = (a: Group, b: Group) =>
   a.requestor < b.requestor ? -1 : a.requestor > b.requestor ? 1 : a.tokenAddress < b.tokenAddress ? -1 : a.tokenAddress > b.tokenAddress ? 1 : 0;
 
 export function createDetectionRepo(sqlite: Database, states: DetectionStates): Sync<DetectionRepo> {
-  const live = stateList(states.live);
+  const live = stateIs(states.live);
+  const closed = stateIsNot(states.live);
   // Live half, a skip scan of intents_live (ordered by receiver then created_at): the first entry
   // of each receiver is its earliest live intent. Two index seeks per receiver, so the cost follows
   // receivers, not live intents (100k live intents on one receiver: a few seeks, not 100k entries).
   // Not a row-value range: SQLite reads `(requestor, token_address) > (?, ?)` as requestor >= ? and
   // filters the rest, i.e. every entry of the current receiver again.
   const liveGroup = `SELECT requestor, token_address AS tokenAddress, created_at AS since FROM intents INDEXED BY intents_live
-     WHERE state IN (${live}) AND chain = ?1`;
+     WHERE ${live} AND chain = ?1`;
   const firstLive = sqlite.prepare<Group, [string]>(`${liveGroup} ORDER BY requestor, token_address, created_at LIMIT 1`);
   const nextTokenLive = sqlite.prepare<Group, [string, string, string]>(
     `${liveGroup} AND requestor = ?2 AND token_address > ?3 ORDER BY token_address, created_at LIMIT 1`,
@@ -102,7 +104,7 @@ export function createDetectionRepo(sqlite: Database, states: DetectionStates): 
   // Closed half: receivers of intents closed within the look-back (index-only, proportional to them).
   const closedGroups = sqlite.prepare<Group, [string, number]>(
     `SELECT requestor, token_address AS tokenAddress, MIN(created_at) AS since FROM intents INDEXED BY intents_chain_updated
-      WHERE state NOT IN (${live}) AND chain = ?1 AND updated_at >= ?2 GROUP BY requestor, token_address`,
+      WHERE ${closed} AND chain = ?1 AND updated_at >= ?2 GROUP BY requestor, token_address`,
   );
   const receivers = (chain: string, since: number): WatchedReceiver[] => {
     const groups = new Map<string, Group>();
@@ -119,7 +121,7 @@ export function createDetectionRepo(sqlite: Database, states: DetectionStates): 
   // "after the cursor" is asked level by level, each an exact seek: same prefix and a greater next
   // column, from the longest prefix (the cursor's ties, by rowid) to the shortest (a later updated_at).
   const keyCols = ['updated_at', 'requestor', 'token_address', 'created_at', 'state', 'rowid'];
-  const closedFrom = `SELECT ${keyCols.join(', ')} FROM intents INDEXED BY intents_chain_updated WHERE state NOT IN (${live}) AND chain = ?`;
+  const closedFrom = `SELECT ${keyCols.join(', ')} FROM intents INDEXED BY intents_chain_updated WHERE ${closed} AND chain = ?`;
   const firstClosed = sqlite.prepare<unknown[], [string, number, number]>(
     `${closedFrom} AND updated_at >= ? ORDER BY ${keyCols.join(', ')} LIMIT ?`,
   );
@@ -151,7 +153,7 @@ export function createDetectionRepo(sqlite: Database, states: DetectionStates): 
   };
   const references = sqlite.prepare(
     `SELECT solana_reference AS reference, requestor, token_address AS tokenAddress, created_at AS createdAt
-       FROM (${watched(live, 'solana_reference, requestor, token_address, created_at')}) WHERE solana_reference IS NOT NULL`,
+       FROM (${watched(live, closed, 'solana_reference, requestor, token_address, created_at')}) WHERE solana_reference IS NOT NULL`,
   );
   const getCursor = sqlite.prepare('SELECT value FROM chain_cursors WHERE chain = ? AND key = ?');
   const setCursor = sqlite.prepare(
@@ -186,7 +188,7 @@ export function unfinalizedMatchesSql(states: DetectionStates): string {
        SELECT p.seq, p.tx_signature AS txSignature, p.intent_id AS intentId, p.token_address AS tokenAddress,
               p.from_address AS "from", p.to_address AS "to", p.amount_base_units AS amount
          FROM intents i INDEXED BY intents_live_tx JOIN payments p ON p.chain = i.chain AND p.tx_signature = i.tx_signature
-        WHERE i.tx_signature IS NOT NULL AND i.state IN (${stateList(states.live)}) AND i.chain = ?1
+        WHERE i.tx_signature IS NOT NULL AND ${stateIs(states.live, 'i.state')} AND i.chain = ?1
           AND i.state IN (${stateList(states.watching)}) AND p.status = 'matched'
        UNION
        SELECT p.seq, p.tx_signature, p.intent_id, p.token_address, p.from_address, p.to_address, p.amount_base_units

@@ -3,7 +3,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { IntentState, Mode } from '../domain/intent';
 import { INTENT_COLUMNS as COLUMNS, intentFromRow, intentToRow } from './intent-row';
-import { stateList } from './states';
+import { stateIs, stateIsNot } from './states';
 import type { Awaitable, Sync } from './awaitable';
 
 export type { IntentStorage, StoredIntent } from './intent-row';
@@ -112,8 +112,9 @@ export interface IntentStates {
  * last intent only (not three more strings per head).
  */
 export function liveHeadsSql(live: string): { first: string; after: string; at: string } {
+  // `live`: stateIs(the live states), intents_live's own condition.
   const head = `SELECT id, account_id AS accountId, state, expires_at AS expiresAt, pending_at_expiry AS pendingAtExpiry,
-       tx_signature AS txSignature FROM intents INDEXED BY intents_live WHERE state IN (${live})`;
+       tx_signature AS txSignature FROM intents INDEXED BY intents_live WHERE ${live}`;
   const order = 'ORDER BY chain, requestor, token_address, created_at';
   return {
     first: `${head} ${order} LIMIT ?1`,
@@ -123,7 +124,8 @@ export function liveHeadsSql(live: string): { first: string; after: string; at: 
 }
 
 export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<IntentRepo> {
-  const live = stateList(states.live);
+  const live = stateIs(states.live);
+  const closed = stateIsNot(states.live);
   const insert = sqlite.prepare(
     `INSERT INTO intents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
   );
@@ -137,7 +139,7 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
     // The live rows' seqs from the live partial index (index-only), then each row by rowid in
     // seq order: no scan of 1M stored rows and no temp b-tree sorting 100k full rows (~45 % less).
     `SELECT * FROM intents WHERE seq IN (
-       SELECT seq FROM intents INDEXED BY intents_live WHERE state IN (${live})) ORDER BY seq`,
+       SELECT seq FROM intents INDEXED BY intents_live WHERE ${live}) ORDER BY seq`,
   );
   type RawHead = Omit<LiveHead, 'pendingAtExpiry'> & { pendingAtExpiry: number | boolean };
   const sql = liveHeadsSql(live);
@@ -157,7 +159,7 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
   const byPayToken = sqlite.prepare('SELECT * FROM intents WHERE pay_token = ?');
   const byReceiver = sqlite.prepare(
     `SELECT * FROM intents INDEXED BY intents_receiver WHERE chain = ? AND requestor = ? AND token_address = ?
-       AND (state IN (${live}) OR updated_at >= ?) ORDER BY seq DESC LIMIT 1000`,
+       AND (${live} OR updated_at >= ?) ORDER BY seq DESC LIMIT 1000`,
   );
   // Boot only: one range of intents_closed_unfinalized_tx, whose entries are exactly the closed
   // rows holding a transaction not finalized (not every closed row of the look-back, each read
@@ -165,7 +167,7 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
   // handed to the chain watch by the live scan just before (reading them here too cost a table
   // look-up per live intent of the chain: ~70 ms at 100k).
   const closedWithTx = sqlite.prepare(
-    `SELECT * FROM intents INDEXED BY intents_closed_unfinalized_tx WHERE state NOT IN (${live})
+    `SELECT * FROM intents INDEXED BY intents_closed_unfinalized_tx WHERE ${closed}
         AND chain = ?1 AND updated_at >= ?2 AND tx_signature IS NOT NULL AND finalized_at IS NULL
       ORDER BY updated_at`,
   );

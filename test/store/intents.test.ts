@@ -2,11 +2,14 @@
 // (text affinity, the partial indexes its INDEXED BY queries insist on).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIntentRepo, liveHeadsSql } from '../../src/store/intents';
-import { stateList } from '../../src/store/states';
+import { stateIs, stateIsNot } from '../../src/store/states';
+import { LIVE, NOT_LIVE } from '../../src/store/schema';
 import { createDetectionRepo } from '../../src/store/detection';
 import { INTENT_STATES } from '../../src/domain/intent';
 import { statesTagged } from '../../machines/judge';
 import { storedIntent, tempDb, type TempDb } from '../support/db';
+
+const esc = (x: string) => x.replace(/[()]/g, '\\$&');
 
 let t: TempDb;
 let repo: ReturnType<typeof createIntentRepo>;
@@ -37,17 +40,28 @@ describe('intents repo (SQLite only; the cases both engines share: test/store/in
 
   it('the partial indexes (migrations) split the states exactly at the machine\'s live tag', () => {
     const sqlOf = (name: string) => (t.db.sqlite.query('SELECT sql FROM sqlite_master WHERE name = ?').get(name) as { sql: string }).sql;
-    const live = statesTagged('live').map((x) => `'${x}'`).join(',');
-    expect(sqlOf('intents_live')).toContain(`WHERE state IN (${live})`);
-    expect(sqlOf('intents_chain_updated')).toContain(`WHERE state NOT IN (${live})`);
-    expect(sqlOf('intents_closed_unfinalized_tx')).toContain(`WHERE state NOT IN (${live}) AND tx_signature IS NOT NULL AND finalized_at IS NULL`);
+    // stateIs / stateIsNot of the live tag are the conditions the queries repeat (parenthesized).
+    const live = stateIs(statesTagged('live')).slice(1, -1);
+    const closed = stateIsNot(statesTagged('live')).slice(1, -1);
+    expect(live).toBe(LIVE);
+    expect(closed).toBe(NOT_LIVE);
+    expect(sqlOf('intents_live')).toMatch(new RegExp(`WHERE ${esc(live)}$`));
+    expect(sqlOf('intents_chain_updated')).toMatch(new RegExp(`WHERE ${esc(closed)}$`));
+    expect(sqlOf('intents_live_tx')).toMatch(new RegExp(`WHERE tx_signature IS NOT NULL AND ${esc(`(${live})`)}$`));
+    expect(sqlOf('intents_closed_unfinalized_tx')).toMatch(new RegExp(`WHERE ${esc(closed)} AND tx_signature IS NOT NULL AND finalized_at IS NULL$`));
+    // Every state is in exactly one of the two halves.
+    for (const state of INTENT_STATES) {
+      const inLive = t.db.sqlite.query(`SELECT ${live} AS v FROM (SELECT ? AS state)`).get(state) as { v: number };
+      const inClosed = t.db.sqlite.query(`SELECT ${closed} AS v FROM (SELECT ? AS state)`).get(state) as { v: number };
+      expect([inLive.v, inClosed.v]).toEqual(statesTagged('live').includes(state) ? [1, 0] : [0, 1]);
+    }
     // Detection's INDEXED BY intents_live refuses to prepare when its live list no longer matches.
     expect(() => createDetectionRepo(t.db.sqlite, { live: statesTagged('live'), watching: statesTagged('watching') })).not.toThrow();
     expect(() => createDetectionRepo(t.db.sqlite, { live: ['pending'], watching: statesTagged('watching') })).toThrow(/no query solution/);
   });
 
   it('liveHeadsPage seeks into intents_live and reads it in its own order: no sort of the live rows per page', () => {
-    const sql = liveHeadsSql(stateList(statesTagged('live')));
+    const sql = liveHeadsSql(stateIs(statesTagged('live')));
     const plan = (q: string, ...args: unknown[]) =>
       (t.db.sqlite.query(`EXPLAIN QUERY PLAN ${q}`).all(...(args as never[])) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
     // A sort would read every live row for each page (the whole scan quadratic in live intents).
