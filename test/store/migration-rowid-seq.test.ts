@@ -11,6 +11,8 @@ import { newId } from '../../src/domain/ids';
 import { toWire } from '../../src/domain/intent';
 import { openDb } from '../../src/store/db';
 import { createIntentRepo } from '../../src/store/intents';
+import { INTENT_COLUMNS, type StoredIntent } from '../../src/store/intent-row';
+import { intentRowValues } from '../../src/store/intent-writes';
 import { MIGRATIONS } from '../../src/store/migrations.generated';
 import { createOutbox } from '../../src/store/outbox';
 import { storedIntent } from '../support/db';
@@ -52,7 +54,10 @@ describe('migration 0012: seq without AUTOINCREMENT', () => {
     for (const t of schemaOf(old, 'table')) expect(t.sql).toContain('AUTOINCREMENT');
     old.query("INSERT INTO accounts (id, name, plan, created_at) VALUES ('acct_a', 'a', 'pro', 1)").run();
     old.query("INSERT INTO webhook_endpoints (account_id, mode, url, secret, created_at, updated_at) VALUES ('acct_a', 'test', 'http://h/x', 's', 1, 1)").run();
-    const repo = createIntentRepo(old, { live: statesTagged('live') });
+    // Rows go in as the repository's INSERT writes them (this release's repository refuses a
+    // database before 0015: its queries name conditions that only 0015's indexes have).
+    const insert = old.prepare(`INSERT INTO intents (${INTENT_COLUMNS.join(', ')}) VALUES (${INTENT_COLUMNS.map(() => '?').join(', ')})`);
+    const repo = { insert: (i: StoredIntent) => insert.run(...(intentRowValues(i) as never[])) };
     const outbox = createOutbox(old);
     const intents = [storedIntent(), storedIntent({ reference: 'order-7', metadata: { k: 'v' } }), storedIntent({ state: 'expired', refunds: ['pi_x'] })];
     for (const [n, i] of intents.entries()) {
@@ -72,9 +77,10 @@ describe('migration 0012: seq without AUTOINCREMENT', () => {
       const s = db.sqlite;
       expect(s.query<{ tag: string }, []>('SELECT tag FROM __migrations ORDER BY tag DESC LIMIT 1').get()?.tag).toBe(MIGRATIONS.at(-1)!.tag);
       for (const t of TABLES) expect(byName(rowsOf(s, t))).toEqual(before[t]);
-      // Every index as it was (indexes that later migrations add are theirs to check).
+      // Every index as it was (indexes that later migrations add or re-make are theirs to check).
       const later = MIGRATIONS.filter((m) => m.tag > TAG).map((m) => m.sql).join('\n');
-      expect(schemaOf(s, 'index').filter((i) => !later.includes(`INDEX \`${i.name}\``))).toEqual(indexes);
+      const notLater = (i: { name: string }) => !later.includes(`INDEX \`${i.name}\``);
+      expect(schemaOf(s, 'index').filter(notLater)).toEqual(indexes.filter(notLater));
       // The triggers on intents (0011_intent_writes) went with the old table: made again, the same.
       expect(schemaOf(s, 'trigger')).toEqual(triggers);
       const writes = () => s.query<{ n: number }, []>('SELECT n FROM intent_writes WHERE k = 0').get()!.n;

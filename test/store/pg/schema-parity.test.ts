@@ -21,6 +21,20 @@ function sqlText(where: unknown): string | null {
   return chunks.map((c) => (c.value ?? []).join('')).join('');
 }
 
+/**
+ * A condition with its state lists written as IN lists. SQLite's live / closed partial indexes
+ * spell them as comparisons (`state = 'a' OR state = 'b'`, `state <> 'a' AND state <> 'b'`: SQLite
+ * builds a temporary b-tree for a constant IN list of more than two values on every write, migration
+ * 0015); PostgreSQL's keep `state IN (...)`. Same states in the same order compare equal.
+ */
+function stateLists(where: string | null): string | null {
+  if (where === null) return null;
+  const list = (m: string, op: string) => [...m.matchAll(new RegExp(`state ${op} ('[a-z_]+')`, 'g'))].map((x) => x[1]).join(',');
+  return where
+    .replace(/\(?state = '[a-z_]+'(?: OR state = '[a-z_]+')+\)?/g, (m) => `state IN (${list(m, '=')})`)
+    .replace(/state <> '[a-z_]+'(?: AND state <> '[a-z_]+')+/g, (m) => `state NOT IN (${list(m, '<>')})`);
+}
+
 function kindOf(c: { columnType: string; dataType: string }): 'text' | 'number' | 'boolean' {
   if (c.dataType === 'boolean') return 'boolean';
   return c.dataType === 'string' ? 'text' : 'number';
@@ -34,7 +48,7 @@ function shapeOf(cfg: Cfg): Shape {
   const indexes: Shape['indexes'] = {};
   for (const i of cfg.indexes) {
     const ic = i.config as { name: string; unique: boolean; columns: Array<{ name?: string }>; where?: unknown };
-    indexes[ic.name] = { unique: ic.unique, columns: ic.columns.map((c) => c.name ?? '?'), where: sqlText(ic.where) };
+    indexes[ic.name] = { unique: ic.unique, columns: ic.columns.map((c) => c.name ?? '?'), where: stateLists(sqlText(ic.where)) };
   }
   const fk = (f: (typeof cfg.foreignKeys)[number]) => {
     const r = f.reference();
