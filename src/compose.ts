@@ -149,7 +149,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     onLandedAfterClose: (row, commitment) => recordLandedAfterClose(services, row, commitment),
   });
   runtime = createRuntime({
-    transact: (fn) => store.transact(fn),
+    transact: (fn, opts) => store.transact(fn, opts),
     intents,
     onDeliveriesQueued: () => dispatcher.wake(),
     onCommitted: (rows, full, accounts, newer) => {

@@ -103,7 +103,8 @@ export type NewIntentResult =
   | { committedElsewhere: true };
 
 export interface Runtime {
-  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** `opts`: Store.transact's (savepoint: false for a write that cannot fail half-way but by the database failing). */
+  write<T>(fn: (tx: Tx) => Promise<T>, opts?: Parameters<Store['transact']>[1]): Promise<T>;
   /**
    * Insert a new intent in `created` with its intent.created event (and delivery), and its
    * idempotency response: on the intent writer thread when there is one, else as write() does.

@@ -12,7 +12,7 @@ import { span, traceStart } from '../trace';
 import type { IntentWriter } from '../store/intent-writer';
 import { intentRowValues } from '../store/intent-writes';
 import type { LiveHead, StoredIntent } from '../store/intents';
-import type { StoreRepos } from '../store/store';
+import type { Store, StoreRepos } from '../store/store';
 import { MACHINE_VERSION } from '../../machines/intent.machine';
 import { hasTag, invalidState } from '../../machines/judge';
 import { createDeadlines, type Deadlines } from './deadlines';
@@ -238,7 +238,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   }
 
   const runtime: Runtime = {
-    write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    write<T>(fn: (tx: Tx) => Promise<T>, opts?: Parameters<Store['transact']>[1]): Promise<T> {
       let touched = new Map<string, StoredIntent>();
       let moves: CommittedMove[] = [];
       let queued = false;
@@ -294,7 +294,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           moves = [];
           queued = false;
           return fn(tx);
-        })
+        }, opts)
         .then((result) => {
           handOver(touched.values(), moves, queued);
           return result;
@@ -305,17 +305,23 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       if (writer?.usable()) return createOnWriter(writer, n);
       const k = n.idempotency;
       return runtime
-        .write<NewIntentResult>(async (tx) => {
-          if (k) {
-            // Another process (or a request that finished meanwhile) may have stored it first.
-            const stored = await tx.repos.idempotency.get(k.accountId, k.mode, k.key, tx.now);
-            if (stored) return { replay: stored };
-          }
-          const intent = await tx.insert(n.fields(tx.now));
-          // Throwing rolls this intent back (its savepoint / transaction).
-          if (k && !(await tx.repos.idempotency.put(k.accountId, k.mode, k.key, k.response(intent), tx.now, k.ttlSeconds))) throw new KeyStoredElsewhere();
-          return { intent };
-        })
+        .write<NewIntentResult>(
+          async (tx) => {
+            if (k) {
+              // Another process (or a request that finished meanwhile) may have stored it first.
+              const stored = await tx.repos.idempotency.get(k.accountId, k.mode, k.key, tx.now);
+              if (stored) return { replay: stored };
+            }
+            const intent = await tx.insert(n.fields(tx.now));
+            // Throwing rolls this intent back (its savepoint / transaction).
+            if (k && !(await tx.repos.idempotency.put(k.accountId, k.mode, k.key, k.response(intent), tx.now, k.ttlSeconds))) throw new KeyStoredElsewhere();
+            return { intent };
+          },
+          // Without a key nothing can refuse this create once its INSERTs start (every check came
+          // before; its ids are new): no savepoint of its own, the cheaper SQL (group-commit.ts).
+          // With a key, a key stored meanwhile must roll back only this create.
+          k ? undefined : { savepoint: false },
+        )
         .catch((e: unknown) => {
           if (e instanceof KeyStoredElsewhere) return { committedElsewhere: true as const };
           throw e;

@@ -12,6 +12,14 @@
 // written to the WAL, no fsync: the event loop is not held) and its promises settle after an
 // fdatasync of the WAL on another thread returns. Batches committed while a sync is under way
 // share the next one. Without it (tests, :memory:), COMMIT syncs itself (synchronous=FULL).
+//
+// A write queued with `{ savepoint: false }` runs without a savepoint of its own: for a write whose
+// only way to fail once it has written is the database failing (a create without an idempotency
+// key: its checks are all done before its first INSERT). A savepoint makes SQLite copy each page
+// the write touches to a journal first (~15 pages per create: ~25k of its ~197k SQL instructions,
+// and what makes each statement journal cost more). If such a write fails anyway, the whole batch
+// is rolled back: nothing partial is committed; the writes that ran before it in the batch fail
+// with BatchRolledBackError (nothing of them was acknowledged), those not yet run go to the next batch.
 import type { Database } from 'bun:sqlite';
 import { span, traceStart } from '../trace';
 import type { IntentWriteWatch } from './changed-elsewhere';
@@ -31,9 +39,20 @@ interface Pending {
   onAbort?: () => void;
   /** traceStart() when queued (0 untraced). */
   queuedAt: number;
+  /** false: no savepoint of its own; its failure rolls the whole batch back (see the top of this file). */
+  savepoint: boolean;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+/** Options of GroupCommitter.write. */
+export interface WriteOptions {
+  /**
+   * false: run without a savepoint of its own (cheaper), for a write that cannot fail half-way
+   * except by the database failing; if it fails anyway, its whole batch is rolled back. Default true.
+   */
+  savepoint?: boolean;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; /** The batch's transaction must go: no savepoint held this write. */ broke?: true };
 
 export interface GroupCommitter {
   /**
@@ -41,7 +60,7 @@ export interface GroupCommitter {
    * promise that only awaits synchronous repositories (see the top of this file); `onEnd` runs
    * when its savepoint is over (whatever it still does after that must not touch the database).
    */
-  write<T>(fn: () => T | Promise<T>, onAbort?: () => void, onEnd?: () => void): Promise<T>;
+  write<T>(fn: () => T | Promise<T>, onAbort?: () => void, onEnd?: () => void, opts?: WriteOptions): Promise<T>;
   /** Run a write now, outside the batch (CLI, boot): its own transaction, synced by COMMIT itself. */
   writeNow<T>(fn: () => T): T;
   /** Commit everything queued now (shutdown); its promises still settle after the sync. */
@@ -78,6 +97,14 @@ const GATE_WAIT_MS = 100;
 
 /** Settles a write that did not finish within its turn of the event loop. */
 const LATE = Symbol('late');
+
+/** A write that succeeded, rolled back with its batch because a write without a savepoint failed in it. */
+export class BatchRolledBackError extends Error {
+  constructor(readonly cause: unknown) {
+    super(`rolled back with its batch: a write without a savepoint failed in it (${cause instanceof Error ? cause.message : String(cause)})`);
+    this.name = 'BatchRolledBackError';
+  }
+}
 
 export class WriteAwaitedIoError extends Error {
   constructor() {
@@ -165,7 +192,7 @@ export function createGroupCommitter(
 
   /** One write in its savepoint. A synchronous one never waits for the turn marker. */
   async function runOne(p: Pending): Promise<Outcome> {
-    savepoint.run();
+    if (p.savepoint) savepoint.run();
     try {
       let value = p.fn();
       if (value !== null && typeof (value as PromiseLike<unknown>)?.then === 'function') {
@@ -177,10 +204,15 @@ export function createGroupCommitter(
           throw new WriteAwaitedIoError();
         }
       }
-      release.run();
+      if (p.savepoint) release.run();
+      // (SQLite ends the transaction itself on some errors, SQLITE_FULL or IOERR without a
+      // statement journal: one the write caught and went on from must not let the rest of the
+      // batch run outside any transaction, each statement committing on its own.)
+      else if (!sqlite.inTransaction) throw new Error('the transaction ended inside a write (SQLite rolled it back)');
       return { ok: true, value };
     } catch (error) {
       if (error instanceof WriteAwaitedIoError) log('error', 'write rolled back: it awaited I/O inside its transaction', { error: error.message });
+      if (!p.savepoint || !sqlite.inTransaction) return { ok: false, error, broke: true };
       rollbackTo.run();
       release.run();
       return { ok: false, error };
@@ -231,9 +263,18 @@ export function createGroupCommitter(
     }
     watch?.began();
     open = true;
+    let broke = -1;
     try {
       try {
-        for (const p of batch) results.push(await runOne(p));
+        for (const p of batch) {
+          const r = await runOne(p);
+          results.push(r);
+          // A write without a savepoint failed: the transaction cannot keep the others' work alone.
+          if (!r.ok && r.broke) {
+            broke = results.length - 1;
+            break;
+          }
+        }
       } catch (error) {
         // A savepoint statement itself failed (runOne catches what the writes throw): nothing of
         // this batch is trusted; it is rolled back whole and every write in it refused.
@@ -248,6 +289,7 @@ export function createGroupCommitter(
         });
         return;
       }
+      if (broke >= 0) return rollBackBatch(batch, results, broke);
       commitBatch(batch, results, t0);
     } finally {
       // Still synchronous from the COMMIT on: nothing runs on this connection between it and here.
@@ -300,6 +342,31 @@ export function createGroupCommitter(
     }
     unsynced.push({ seq: ++committedSeq, batch, results, committedAt: traceStart() });
     startSync();
+  }
+
+  /**
+   * A write without a savepoint failed (batch[at]): roll the transaction back. Those before it
+   * fail (their rows went with the transaction; none was acknowledged: nothing settles before
+   * COMMIT), it fails with its own error, and those after it, not run yet, go first in the queue.
+   */
+  function rollBackBatch(batch: Pending[], results: Outcome[], at: number): void {
+    const error = (results[at] as { error: unknown }).error;
+    try {
+      rollback.run();
+    } catch {
+      /* already rolled back by SQLite */
+    }
+    log('error', 'write batch rolled back: a write without a savepoint failed', { error: String(error), writes: at + 1 });
+    for (let i = 0; i < at; i++) {
+      const p = batch[i]!;
+      const r = results[i]!;
+      if (r.ok) {
+        p.onAbort?.();
+        p.reject(new BatchRolledBackError(error));
+      } else p.reject(r.error);
+    }
+    batch[at]!.reject(error);
+    queue = batch.slice(at + 1).concat(queue);
   }
 
   function settle(batch: Pending[], results: Outcome[], error: unknown): void {
@@ -361,9 +428,9 @@ export function createGroupCommitter(
   }
 
   const committer: GroupCommitter = {
-    write<T>(fn: () => T | Promise<T>, onAbort?: () => void, onEnd?: () => void): Promise<T> {
+    write<T>(fn: () => T | Promise<T>, onAbort?: () => void, onEnd?: () => void, opts?: WriteOptions): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, onAbort, onEnd, queuedAt: traceStart() });
+        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, onAbort, onEnd, queuedAt: traceStart(), savepoint: opts?.savepoint !== false });
         schedule();
       });
     },

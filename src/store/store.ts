@@ -7,7 +7,7 @@ import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { openDb, type Db } from './db';
 import type { DetectionStates } from './detection';
 import { failThisCommit } from './faults';
-import { createGroupCommitter, type GroupCommitter, type StoreLog } from './group-commit';
+import { createGroupCommitter, type GroupCommitter, type StoreLog, type WriteOptions } from './group-commit';
 import { releaseInstanceLease, renewInstanceLease, takeInstanceLease, type LeaseHolder } from './instance-lease';
 import { forgetClaimsOfOthers } from './claims';
 import { expireLeasesOfOthers } from './leases';
@@ -26,8 +26,11 @@ export interface Store {
    * One transaction. fn gets repositories bound to it (on PG: one pooled connection,
    * BEGIN..COMMIT; on SQLite: the group committer's batch, a savepoint per write).
    * fn may only await its TxRepos (never network I/O): on SQLite the batch is open.
+   * `opts.savepoint` false (SQLite; PostgreSQL has one transaction per fn anyway): fn gets no
+   * savepoint of its own, for a write that cannot fail half-way but by the database failing; if it
+   * fails all the same, its whole batch is rolled back (group-commit.ts).
    */
-  transact<T>(fn: (tx: StoreRepos) => Promise<T>): Promise<T>;
+  transact<T>(fn: (tx: StoreRepos) => Promise<T>, opts?: WriteOptions): Promise<T>;
   /** null when every commit is durable, else a promise (SQLite WAL sync). PG: always null. */
   durable(): Promise<void> | null;
   /** Throws when the database cannot be reached (readyz). */
@@ -195,7 +198,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
     engine: 'sqlite',
     repos,
     db,
-    transact<T>(fn: (tx: StoreRepos) => Promise<T>): Promise<T> {
+    transact<T>(fn: (tx: StoreRepos) => Promise<T>, opts?: WriteOptions): Promise<T> {
       return committer.write(
         () => {
           inWrite = true;
@@ -203,6 +206,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
         },
         undefined,
         () => (inWrite = false),
+        opts,
       );
     },
     durable: () => committer.durable(),

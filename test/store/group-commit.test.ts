@@ -3,7 +3,7 @@
 import { Database } from 'bun:sqlite';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGroupCommitter, WriteAwaitedIoError, type GroupCommitter } from '../../src/store/group-commit';
+import { BatchRolledBackError, createGroupCommitter, WriteAwaitedIoError, type GroupCommitter } from '../../src/store/group-commit';
 import { openSqliteStore } from '../../src/store/store';
 import { statesTagged } from '../../machines/judge';
 import { tempDb, type TempDb } from '../support/db';
@@ -60,6 +60,73 @@ describe('group commit', () => {
     expect(String((settled[2] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
     expect(committedIds()).toEqual(['ok1', 'ok2']);
     expect(gc.stats().batches).toBe(1);
+  });
+
+  it('writes without a savepoint of their own commit as the others do, in one batch', async () => {
+    const ids = ['n1', 'n2', 'n3'];
+    const out = await Promise.all([gc.write(() => insertAccount('g1')), ...ids.map((id) => gc.write(() => (insertAccount(id), id), undefined, undefined, { savepoint: false }))]);
+    expect(out.slice(1)).toEqual(ids);
+    expect(committedIds()).toEqual(['g1', ...ids]);
+    expect(gc.stats()).toMatchObject({ batches: 1, writes: 4 });
+  });
+
+  it('a write without a savepoint that fails rolls its whole batch back: those before it fail, those after it commit in the next batch', async () => {
+    const boom = new Error('boom');
+    const aborted: string[] = [];
+    const settled = await Promise.allSettled([
+      gc.write(() => insertAccount('before1'), () => aborted.push('before1')),
+      gc.write(() => insertAccount('before2'), () => aborted.push('before2'), undefined, { savepoint: false }),
+      gc.write(() => {
+        throw new Error('refused on its own');
+      }),
+      gc.write(
+        () => {
+          insertAccount('half'); // written: nothing may keep it
+          throw boom;
+        },
+        () => aborted.push('half'),
+        undefined,
+        { savepoint: false },
+      ),
+      gc.write(() => insertAccount('after1')),
+      gc.write(() => insertAccount('after2'), undefined, undefined, { savepoint: false }),
+    ]);
+    expect(settled.map((x) => x.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    const reasons = settled.map((x) => (x.status === 'rejected' ? x.reason : null));
+    expect(reasons[0]).toBeInstanceOf(BatchRolledBackError);
+    expect(reasons[1]).toBeInstanceOf(BatchRolledBackError);
+    expect(String(reasons[0])).toMatch(/boom/);
+    expect(String(reasons[2])).toMatch(/refused on its own/);
+    expect(reasons[3]).toBe(boom);
+    // Only the writes that had succeeded are told to undo what they did in memory.
+    expect(aborted).toEqual(['before1', 'before2']);
+    expect(committedIds()).toEqual(['after1', 'after2']);
+    expect(gc.stats()).toMatchObject({ batches: 1, writes: 2 });
+  });
+
+  it('a write that ends the transaction itself (as SQLite does on some errors) fails its batch instead of letting the rest run outside any transaction', async () => {
+    for (const savepoint of [true, false]) {
+      const settled = await Promise.allSettled([
+        gc.write(() => insertAccount(`x-${savepoint}`)),
+        gc.write(
+          () => {
+            try {
+              t.db.sqlite.exec('ROLLBACK');
+            } catch {
+              /* a write that swallows the error and goes on */
+            }
+            insertAccount(`autocommitted-${savepoint}`);
+          },
+          undefined,
+          undefined,
+          { savepoint },
+        ),
+        gc.write(() => insertAccount(`y-${savepoint}`)),
+      ]);
+      expect(settled.map((x) => x.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+      expect(committedIds()).toContain(`y-${savepoint}`);
+      expect(committedIds()).not.toContain(`x-${savepoint}`);
+    }
   });
 
   it('resolves only after COMMIT: the write is invisible to another connection until then', async () => {
