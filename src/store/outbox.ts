@@ -24,17 +24,23 @@ export function createOutbox(sqlite: Database): Sync<Outbox> {
   const insertEvent = sqlite.prepare(
     'INSERT INTO events (id, account_id, mode, intent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
-  // The delivery row takes its URL from the account's endpoint in the same statement: no row
-  // (changes = 0) when none is configured. One statement per event instead of a read and a write.
+  // The delivery row takes its URL from the account's endpoint, read in the same transaction: no
+  // row when none is configured. A read then an INSERT ... VALUES, not one INSERT ... SELECT: SQLite
+  // runs an INSERT with a SELECT source with a statement journal (each page it touches copied
+  // first, ~20k instructions per create once the create has no savepoint); a plain INSERT has none.
+  const endpointUrl = sqlite.prepare<{ url: string }, [string, string]>('SELECT url FROM webhook_endpoints WHERE account_id = ? AND mode = ?');
   const insertDelivery = sqlite.prepare(
     `INSERT INTO webhook_deliveries (id, event_id, account_id, mode, url, status, attempt_count, next_attempt_at, created_at)
-     SELECT ?1, ?2, account_id, mode, url, 'pending', 0, ?3, ?3 FROM webhook_endpoints WHERE account_id = ?4 AND mode = ?5`,
+     VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6)`,
   );
   return {
     append(e) {
       const payload = envelopeJson(e.envelope);
       insertEvent.run(e.envelope.eventId, e.accountId, e.mode, e.intentId, e.envelope.type, payload, e.createdAt);
-      return insertDelivery.run(newId('whd'), e.envelope.eventId, e.createdAt, e.accountId, e.mode).changes > 0;
+      const endpoint = endpointUrl.get(e.accountId, e.mode);
+      if (endpoint === null) return false;
+      insertDelivery.run(newId('whd'), e.envelope.eventId, e.accountId, e.mode, endpoint.url, e.createdAt);
+      return true;
     },
   };
 }
