@@ -11,8 +11,8 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(process.env.ROOT ?? join(import.meta.dir, '../..'));
 const N = Number(process.env.BENCH_INTENTS ?? 1_000_000);
-const BURST = 1_000;
-const REPEAT = 5;
+const BURST = Number(process.env.BENCH_BURST ?? 1_000);
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
 
 const { openSqliteStore } = (await import(join(ROOT, 'src/store/store.ts'))) as typeof import('../../src/store/store');
 const { statesTagged } = (await import(join(ROOT, 'machines/judge.ts'))) as typeof import('../../machines/judge');

@@ -3,6 +3,7 @@
 // of the account (never every intent it ever had, which a dashboard page load read before). The
 // counts against their definition: test/store/live-counts.test.ts. SQLite's plan and PostgreSQL's.
 import { afterEach, describe, expect, it } from 'vitest';
+import { createEndedCounts, MIN_EVENTS_SINCE } from '../../src/store/ended-counts';
 import { countSql } from '../../src/store/live-events';
 import { pgCountSql } from '../../src/store/pg/live-events';
 import { STORE_STATES } from '../support/engines';
@@ -66,5 +67,24 @@ describe('live view counts: the plans', () => {
     const entered = await plan(sql.entered, ['acct_a', 'test', N - 10, N]);
     expect(entered).toMatch(/Index (Only )?Scan using (events_account|events_pkey) on events[\s\S]*seq > /);
     expect(entered).not.toMatch(/Seq Scan/);
+  });
+
+  it('a kept count is moved forward only while the events since cost less than counting again', () => {
+    const kept = createEndedCounts();
+    expect(kept.usable('acct_a', 'test', 10)).toBeNull();
+    kept.keep('acct_a', 'test', 100, { expired: 1_000_000, finalized: 200_000 });
+    expect(kept.usable('acct_a', 'test', 100 + 300_000)?.seq).toBe(100);
+    // Past a quarter of the kept total (1.2M / 4): the full count is cheaper.
+    expect(kept.usable('acct_a', 'test', 100 + 300_001)).toBeNull();
+    // Never behind the kept position, never another account's or mode's.
+    expect(kept.usable('acct_a', 'test', 99)).toBeNull();
+    expect(kept.usable('acct_b', 'test', 200)).toBeNull();
+    expect(kept.usable('acct_a', 'live', 200)).toBeNull();
+    // A small account still gets MIN_EVENTS_SINCE; an older count never replaces a newer one.
+    kept.keep('acct_b', 'test', 500, { cancelled: 3 });
+    expect(kept.usable('acct_b', 'test', 500 + MIN_EVENTS_SINCE)?.seq).toBe(500);
+    expect(kept.usable('acct_b', 'test', 501 + MIN_EVENTS_SINCE)).toBeNull();
+    kept.keep('acct_b', 'test', 400, { cancelled: 1 });
+    expect(kept.usable('acct_b', 'test', 600)?.counts).toEqual({ cancelled: 3 });
   });
 });
