@@ -8,12 +8,17 @@ import { newId } from '../../src/domain/ids';
 import type { EventEnvelope, EventType, Mode, PaymentIntentWire } from '../../src/domain/intent';
 import { openDb, type Db } from '../../src/store/db';
 import { createRepos } from '../../src/store/repos';
-import { STORE_STATES } from '../support/test-store';
 import { createDispatchStore } from '../../src/store/webhook-dispatch';
 import type { DispatcherDeps } from '../../src/webhooks/dispatcher';
 import { webhookServices, type WebhookServices } from '../../src/webhooks/services';
 import { newSecret } from '../../src/webhooks/sign';
 import type { NeutralDb } from './neutral-db';
+import { statesTagged } from '../../machines/judge';
+
+// The store's state lists, as test/support/test-store.ts has them: not imported from there, because
+// it loads the PostgreSQL harness (whose afterAll needs a vitest suite) and bench/webhooks imports
+// this file outside vitest.
+const STORE_STATES = { live: statesTagged('live'), watching: statesTagged('watching') };
 
 export function tempDb(): Db & { dispose(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'pf-webhooks-'));
