@@ -1,6 +1,7 @@
 // Pure and SQL-level pieces of the dispatcher: backoff bounds, the fair claim, the lease fence.
 import { Database } from 'bun:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
 import { DEFAULT_CONFIG } from '../../src/config.types';
 import { MAX_SPAN_MS, nextAttemptAt } from '../../src/webhooks/backoff';
 import { createDispatchStore } from '../../src/store/webhook-dispatch';
@@ -46,6 +47,25 @@ describe('sign', () => {
     await fetch(rx.url(), { method: 'POST', body, headers });
     const [req] = await rx.waitFor(1);
     expect(new Webhook(secret).verify(req!.body, req!.headers)).toEqual(JSON.parse(body));
+  });
+
+  it('signs every message with its own secret, again and again (keys are prepared once per secret and reused)', () => {
+    const a = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const b = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+    const hex = (key: string, msg: string) => createHmac('sha256', key).update(msg, 'utf8').digest('hex');
+    const std = (key: string, id: string, ts: number, msg: string) =>
+      `v1,${createHmac('sha256', Buffer.from(key.slice('whsec_'.length), 'base64')).update(`${id}.${ts}.${msg}`, 'utf8').digest('base64')}`;
+    for (let i = 0; i < 3; i++) {
+      for (const [key, other] of [[a, b], [b, a]] as const) {
+        const body = JSON.stringify({ i, key: key.slice(-4), note: 'é ✓' });
+        const h = signHeaders({ eventId: `evt_${i}`, body, secrets: [key, other], timestampSeconds: 1_700_000_000 + i });
+        expect(h['X-PF-Signature']).toBe(hex(key, body));
+        expect(h['webhook-signature']).toBe(`${std(key, `evt_${i}`, 1_700_000_000 + i, body)} ${std(other, `evt_${i}`, 1_700_000_000 + i, body)}`);
+        expect(signHeaders({ eventId: `evt_${i}`, body, secrets: [key], timestampSeconds: 1_700_000_000 + i })['webhook-signature']).toBe(
+          new Webhook(key).sign(`evt_${i}`, new Date((1_700_000_000 + i) * 1000), body),
+        );
+      }
+    }
   });
 });
 
