@@ -5,10 +5,11 @@
 // SQLite: a second WAL connection to the same file. Its transactions commit at
 // synchronous=NORMAL, as the dispatcher's always have (a lost claim or record only means a lease
 // runs out: at least once either way); its automatic checkpoint is off, because the server's
-// checkpoint worker owns checkpoints (src/store/checkpointer.ts). Each transaction takes turns
-// with the server's batches through the shared write gate (write-gate.ts: woken when the batch
-// ends, not after a busy sleep) and keeps off while the checkpointer holds writes; the gate's batch
-// numbers tell it which commits the rows it read can come from, for the durability gate.
+// checkpoint worker owns checkpoints (src/store/checkpointer.ts). Each write transaction (records)
+// takes turns with the server's batches through the shared write gate (write-gate.ts: woken when
+// the batch ends, not after a busy sleep); claims are reads (leases in memory) and take no turn.
+// Both keep off while the checkpointer holds writes; the gate's batch numbers tell it which
+// commits the rows it read can come from, for the durability gate.
 // PostgreSQL: a pool of its own (two connections: one claim or record at a time, and the last
 // record at stop beside a claim under way).
 import { openDb } from './db';
@@ -61,15 +62,23 @@ export async function openDispatchConnection(db: string, gateBuffer: SharedArray
       if (g.taken) gate.leave();
     }
   }
+  /** A claim: a read, outside the write turn (it writes nothing); off while the checkpointer holds writes. */
+  function read<T>(fn: () => T): T {
+    gate.waitWhileHeld(TURN_WAIT_MS);
+    const value = fn();
+    seen = gate.begun();
+    return value;
+  }
   const dispatch: Sync<DispatchStore> = {
-    claim: (a) => turn(() => inner.claim(a)),
-    record: (r) => turn(() => inner.record(r)),
+    claim: (a) => read(() => inner.claim(a)),
+    record: (r) => (r.length === 0 ? 0 : turn(() => inner.record(r))),
     release: (r) => inner.release(r),
-    // Releases write nothing (leases in memory); nothing to write or claim: no write turn taken (the
-    // server's batches would wait for it), and the look is not repeated inside the turn.
+    // Releases write nothing (leases in memory); records take a write turn only when there are
+    // some (the server's batches wait for it); the claim never does.
     recordAndClaim: (records, releases, claim) => {
       inner.release(releases);
-      return inner.idle(records, [], claim) ? [] : turn(() => inner.write(records, claim));
+      if (records.length > 0) turn(() => inner.record(records));
+      return claim ? read(() => inner.claim(claim)) : [];
     },
   };
   return {

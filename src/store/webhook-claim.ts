@@ -32,6 +32,13 @@ export interface ClaimStatements<R> {
   lease(seqs: readonly number[], leaseUntil: number, now: number): R[];
 }
 
+/**
+ * Due rows a shallow look reads (besides the ones held). A send that finishes frees one slot and a
+ * tick claims ~8: 32 rows still reach other URLs' oldest rows past a full one, at half the read of
+ * 64 (the window was ~40 % of a claim's cost); deep looks (wake, poll) reach the whole backlog.
+ */
+export const SHALLOW_WINDOW = 32;
+
 export function claimFairly<R>(store: ClaimStatements<R>, a: ClaimArgs): R[] {
   const taken = new Map(a.inFlight);
   const seqs: number[] = [];
@@ -41,8 +48,9 @@ export function claimFairly<R>(store: ClaimStatements<R>, a: ClaimArgs): R[] {
   for (let round = 0; round < (a.deep ? 8 : 1) && seqs.length < a.limit; round++) {
     // A shallow look (after sends finish, many times a second) reads a bounded window of the
     // oldest rows: reading 4x the free slots (hundreds of rows) to fill one URL's few slots
-    // was most of the dispatcher's time with one busy receiver.
-    const want = a.deep ? Math.max(64, (a.limit - seqs.length) * 4) : 64;
+    // was most of the dispatcher's time with one busy receiver. SHALLOW_WINDOW rows, past the
+    // ones this dispatcher holds (read too on SQLite: in flight, claimed ahead, records waiting).
+    const want = a.deep ? Math.max(64, (a.limit - seqs.length) * 4) : SHALLOW_WINDOW;
     // Only a deep look skips the full URLs inside the index read: that filter walks every due row
     // of theirs to reach the next one (the whole backlog when one URL is full). A shallow look
     // stays a window of the oldest rows and passes over a full URL's rows in it here.

@@ -1,14 +1,15 @@
-// The dispatcher's operations on webhook_deliveries, each one whole transaction: claim due rows
-// fairly (lease them and read what the send needs), record attempts (fenced by the lease value),
-// give leases back; committed without an fsync. The backoff policy stays in src/webhooks; this is
-// the SQL (and, on SQLite, the claim's fairness: webhook-claim.ts).
+// The dispatcher's operations on webhook_deliveries: claim due rows fairly (lease them and read
+// what the send needs), record attempts (fenced by the lease value), give leases back; writes
+// committed without an fsync. The backoff policy stays in src/webhooks; this is the SQL (and, on
+// SQLite, the claim's fairness: webhook-claim.ts).
 //
 // On SQLite the leases are held in memory, not in the rows: exactly one `serve` holds the file
 // (the instance lease, instance-lease.ts) and one dispatcher runs in it, so nobody else would read
 // a lease written to the row. A claimed row stays pending and unleased in the table until its
 // attempt is recorded; after a crash nothing holds it, which is what an expired lease gives (only
 // sooner). Writing the lease rewrote the row and its entry in the due index once more per
-// delivery (README Decisions). lease_until is still honoured when set (rows leased by an older
+// delivery (README Decisions). So a claim writes nothing: it is a read, outside any write lock, and
+// only records take one (BEGIN IMMEDIATE). lease_until is still honoured when set (rows leased by an older
 // version) and cleared by a record. PostgreSQL (several instances) keeps its leases in the rows.
 import type { Mode } from '../domain/intent';
 import type { Awaitable, Sync } from './awaitable';
@@ -60,9 +61,9 @@ export interface LeaseRef {
 
 
 /**
- * Every operation is one transaction committed without an fsync (synchronous=NORMAL on SQLite):
- * only an OS crash can lose the last few, and losing a claim or a record just means a lease runs
- * out (on SQLite: is gone with the process) and the row is sent again: at least once either way.
+ * Every write is one transaction committed without an fsync (synchronous=NORMAL on SQLite): only
+ * an OS crash can lose the last few, and losing a claim or a record just means a lease runs out
+ * (on SQLite: is gone with the process) and the row is sent again: at least once either way.
  */
 export interface DispatchStore {
   /** Lease due rows fairly (at most `perEndpoint` per URL counting those in flight); returns them. */
@@ -71,19 +72,15 @@ export interface DispatchStore {
   record(records: readonly AttemptRecord[]): Awaitable<number>;
   /** Give rows back without counting an attempt (dispatcher stopping mid-send). */
   release(rows: readonly LeaseRef[]): Awaitable<void>;
-  /** record + release + claim (when `claim` is given) in ONE transaction: one commit per dispatcher tick. */
+  /**
+   * record + release, then claim (when `claim` is given): PostgreSQL in one transaction (one
+   * commit per dispatcher tick; a claim alone is one statement); SQLite writes only the records
+   * (one transaction, none when there are none) and its claim is a read.
+   */
   recordAndClaim(records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: ClaimArgs | null): Awaitable<ClaimedDelivery[]>;
 }
 
-export interface SqliteDispatchStore extends Sync<DispatchStore> {
-  /**
-   * Whether recordAndClaim with these arguments would write nothing and claim nothing (read only,
-   * no transaction). Releases write nothing on SQLite: give them back first (release).
-   */
-  idle(records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: ClaimArgs | null): boolean;
-  /** recordAndClaim without looking first (its caller has just found it not idle). */
-  write(records: readonly AttemptRecord[], claim: ClaimArgs | null): ClaimedDelivery[];
-}
+export type SqliteDispatchStore = Sync<DispatchStore>;
 
 export function createDispatchStore(db: Db): SqliteDispatchStore {
   const sqlite = db.sqlite;
@@ -179,14 +176,12 @@ export function createDispatchStore(db: Db): SqliteDispatchStore {
   const relaxed = sqlite.prepare('PRAGMA synchronous = NORMAL');
   const restore = sqlite.prepare(`PRAGMA synchronous = ${syncLevel}`);
   const inTransaction = sqlite.transaction((fn: () => unknown) => fn());
-  /** One BEGIN IMMEDIATE transaction at synchronous=NORMAL; the leases it took or ended count once it committed. */
-  function relaxedTransaction<T>(fn: () => T): T {
-    taken = [];
+  /** Records: one BEGIN IMMEDIATE transaction at synchronous=NORMAL; the leases they end count once it committed. */
+  function writeRecords(records: readonly AttemptRecord[]): number {
     done = [];
-    const value = relaxedTransactionOnly(fn);
+    const applied = relaxedTransactionOnly(() => recordRows(records));
     for (const seq of done) held.delete(seq);
-    for (const [seq, until] of taken) held.set(seq, until);
-    return value;
+    return applied;
   }
   /** One BEGIN IMMEDIATE transaction at synchronous=NORMAL; the connection's own level is restored after. */
   function relaxedTransactionOnly<T>(fn: () => T): T {
@@ -201,32 +196,29 @@ export function createDispatchStore(db: Db): SqliteDispatchStore {
       restore.run();
     }
   }
-  // The same claim as a plain read that leases nothing: whether it would find a row now.
-  const look = { dueCandidates, lease: (seqs: readonly number[]) => [...seqs] };
   /**
-   * Nothing to write and nothing the claim would find (a wake or poll while every URL it reaches is
-   * at its limit, or nothing is due): known from a read, without BEGIN IMMEDIATE, whose write lock
-   * the server's batches queue behind. A row due a moment later is found by the next wake or poll,
-   * as if the transaction had run a moment earlier. Releases write nothing (the leases are in memory).
+   * A claim is a read: the leases are this store's memory, so it writes nothing and takes no write
+   * lock (BEGIN IMMEDIATE would queue the server's batches behind it). One deferred transaction:
+   * the window and the rows it picks are read from one snapshot. Leases count once it has ended.
    */
-  const idle = (records: readonly AttemptRecord[], _releases: readonly LeaseRef[], claim: ClaimArgs | null) =>
-    records.length === 0 && (claim === null || claimFairly(look, claim).length === 0);
-
-  const write = (records: readonly AttemptRecord[], claim: ClaimArgs | null) =>
-    relaxedTransaction(() => {
-      recordRows(records);
-      return claim ? claimFairly(statements, claim) : [];
-    });
+  function claimRows(a: ClaimArgs): ClaimedDelivery[] {
+    if (sqlite.inTransaction) throw new Error('webhook dispatch: the connection is inside another transaction; retry');
+    taken = [];
+    const rows = inTransaction.deferred(() => claimFairly(statements, a)) as ClaimedDelivery[];
+    for (const [seq, until] of taken) held.set(seq, until);
+    return rows;
+  }
 
   return {
-    idle,
-    write,
-    claim: (a) => relaxedTransaction(() => claimFairly(statements, a)),
-    record: (records) => (records.length === 0 ? 0 : relaxedTransaction(() => recordRows(records))),
+    claim: claimRows,
+    record: (records) => (records.length === 0 ? 0 : writeRecords(records)),
     release: (rows) => releaseRows(rows),
+    // Records first (rows they end are no longer held), then the claim: a write transaction only
+    // when there are records, the claim a read either way.
     recordAndClaim: (records, releases, claim) => {
       releaseRows(releases);
-      return idle(records, releases, claim) ? [] : write(records, claim);
+      if (records.length > 0) writeRecords(records);
+      return claim ? claimRows(claim) : [];
     },
   };
 }

@@ -33,6 +33,17 @@ export interface DispatcherDeps {
 
 type Scan = 0 | 1 | 2;
 
+/**
+ * Attempts are recorded in batches, not at every tick: once this many wait, or RECORD_WAIT_MS after
+ * the oldest of them (and at stop). A record is not on a delivery's path (its time is the attempt's),
+ * and each write is a transaction (on SQLite the write lock the server's batches queue behind, and
+ * a COMMIT whose WAL pages cost about as much as a few rows): one per 32 sends instead of one per
+ * few. A crash loses at most these (their rows are sent again: at least once, as before). Rows
+ * whose record waits stay held, so they are not claimed again meanwhile.
+ */
+const RECORD_BATCH = 32;
+const RECORD_WAIT_MS = 20;
+
 export interface DispatcherStats {
   inFlight: number;
   attempts: number;
@@ -75,6 +86,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const running = new Set<Promise<void>>();
   let toRecord: AttemptRecord[] = [];
   let toRelease: LeaseRef[] = [];
+  // The next commit writes the records (their batch is full, their time is up, or a write failed).
+  let recordNow = false;
+  let recordTimer: ReturnType<typeof setTimeout> | undefined;
   const stats = { attempts: 0, delivered: 0, failed: 0 };
   const abort = new AbortController();
   let started = false;
@@ -125,20 +139,45 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     };
   }
 
+  /** An attempt's outcome, written with the next batch of records. */
+  function queueRecord(rec: AttemptRecord): void {
+    toRecord.push(rec);
+    if (toRecord.length >= RECORD_BATCH) recordNow = true;
+    else if (recordTimer === undefined && !stopped) {
+      recordTimer = setTimeout(() => {
+        recordTimer = undefined;
+        recordNow = true;
+        kick(0);
+      }, RECORD_WAIT_MS);
+      recordTimer.unref?.();
+    }
+  }
+
   /**
-   * Write pending records (and claim more when `claimSlots`) in one short transaction: one commit
-   * per tick, without an fsync (the store says why that is safe). On failure keep them for the next try.
+   * Write the records when their batch is due (and always when not claiming: at stop) and claim
+   * more when `claimSlots`, in one store call (the store says how many transactions: on
+   * PostgreSQL one, on SQLite the claim is a read). Without an fsync (the store says why that is
+   * safe). On failure keep them for the next try.
    */
   async function commit(claimSlots: boolean, scan: Scan = 0): Promise<ClaimedDelivery[]> {
-    const records = toRecord;
+    const write = recordNow || !claimSlots || toRecord.length >= RECORD_BATCH;
+    const records = write ? toRecord : [];
     const releases = toRelease;
-    toRecord = [];
+    if (write) {
+      toRecord = [];
+      recordNow = false;
+      clearTimeout(recordTimer);
+      recordTimer = undefined;
+    }
     toRelease = [];
     try {
       return await store.recordAndClaim(records, releases, claimSlots ? claimArgs(scan) : null);
     } catch (e) {
       // Busy or I/O trouble: nothing was written; the lease fence keeps a late retry safe.
-      toRecord = records.concat(toRecord);
+      if (write) {
+        toRecord = records.concat(toRecord);
+        recordNow = toRecord.length > 0;
+      }
       toRelease = releases.concat(toRelease);
       throw e;
     }
@@ -229,7 +268,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         pump();
         // Claim again (and write the records) once this URL's rows claimed ahead run low; a
         // batch of sends then shares one transaction.
-        if ((readyPerUrl.get(row.url) ?? 0) <= w.perEndpointConcurrency / 2 || toRecord.length >= 64) kick(0);
+        if ((readyPerUrl.get(row.url) ?? 0) <= w.perEndpointConcurrency / 2 || recordNow) kick(0);
       });
     running.add(p);
   }
@@ -271,7 +310,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     } else if (!outcome.ok) {
       log('debug', 'webhook attempt failed', { deliveryId: row.id, attempt: rec.attemptCount, error: rec.error });
     }
-    toRecord.push(rec);
+    queueRecord(rec);
   }
 
   return {
@@ -287,6 +326,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       if (stopped) return;
       stopped = true;
       if (poll) clearInterval(poll);
+      clearTimeout(recordTimer);
+      recordTimer = undefined;
       abort.abort();
       client.close();
       // A tick under way still adds what it claimed to `ready`, which is given back below.

@@ -319,4 +319,30 @@ describe('dispatcher', () => {
     expect(ids.map((id) => deliveryRow(db, id)).filter((r) => r.leaseUntil !== null)).toEqual([]);
     expect(ids.filter((id) => deliveryRow(db, id).attemptCount > 0).length).toBeLessThanOrEqual(2);
   });
+
+  it('writes attempts in batches: records wait together (and a lone one on its own timer), stop() writes those still waiting', async () => {
+    const writes: number[] = [];
+    const { db, rx, config, dispatcher } = world({}, {}, (inner) => ({
+      ...inner,
+      recordAndClaim: async (records, releases, claim) => {
+        if (records.length > 0) writes.push(records.length);
+        return inner.recordAndClaim(records, releases, claim);
+      },
+    }));
+    const acct = createAccount(db);
+    await setEndpoint(services(db, config), { accountId: acct, mode: 'test' }, { url: rx.url() });
+    // A lone delivery: nothing else runs, its record is written by its own timer.
+    const first = emit(db, { accountId: acct, mode: 'test' });
+    dispatcher.start();
+    await until(() => deliveryRow(db, first.deliveryId), (r) => r.status === 'delivered');
+    expect(writes).toEqual([1]);
+    // Five more sent; stop() as soon as their attempts are done: what has not been written yet is, by stop.
+    const ids = Array.from({ length: 5 }, () => emit(db, { accountId: acct, mode: 'test' }).deliveryId);
+    dispatcher.wake();
+    await until(() => dispatcher.stats().delivered, (n) => n === 6);
+    await dispatcher.stop();
+    expect(rx.requests).toHaveLength(6);
+    for (const id of ids) expect(deliveryRow(db, id)).toMatchObject({ status: 'delivered', attemptCount: 1 });
+    expect(writes.reduce((a, b) => a + b, 0)).toBe(6);
+  });
 });

@@ -143,29 +143,34 @@ describe('claim and record', () => {
     expect(claim({ ...args, since: 0 }).map((r) => r.url)).toEqual(Array(2).fill(rx.url('/b')));
   });
 
-  it('with nothing to record and nothing its claim would find, takes no write lock (a read answers); with a row to claim it does', () => {
+  it('claims without the write lock (a claim is a read: its leases are in memory); only records take it', () => {
     const acct = createAccount(db);
     const now = Date.now();
-    rows(rx.url('/a'), 3, acct, now - 1000);
+    const [done] = rows(rx.url('/a'), 3, acct, now - 1000);
     rows(rx.url('/b'), 1, acct, now + 60_000); // not due yet
     const store = createDispatchStore(db);
+    const [first] = store.claim({ now, leaseUntil: now + 1000, limit: 1, perEndpoint: 3, inFlight: new Map(), deep: false });
+    expect(first!.id).toBe(done);
+    const rec = { seq: first!.seq, id: first!.id, leaseUntil: first!.leaseUntil, status: 'delivered' as const, attemptCount: 1, attemptedAt: now, responseStatus: 200, error: null, nextAttemptAt: null };
     // Another connection holds the write lock (as a server batch would); ours fails at once instead of waiting.
     const other = new Database(db.sqlite.filename);
     other.exec('BEGIN IMMEDIATE');
     db.sqlite.exec('PRAGMA busy_timeout = 0');
     try {
       const full = { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 3, inFlight: new Map([[rx.url('/a'), 3]]), deep: true };
-      expect(store.idle([], [], full)).toBe(true);
       expect(store.recordAndClaim([], [], full)).toEqual([]);
       expect(store.recordAndClaim([], [], null)).toEqual([]);
       const free = { ...full, inFlight: new Map([[rx.url('/a'), 2]]) };
-      expect(store.idle([], [], free)).toBe(false);
-      expect(() => store.recordAndClaim([], [], free)).toThrow(/locked|busy/i);
+      expect(store.recordAndClaim([], [], free)).toHaveLength(1);
+      expect(() => store.recordAndClaim([rec], [], null)).toThrow(/locked|busy/i);
+      expect(() => store.record([rec])).toThrow(/locked|busy/i);
     } finally {
       other.exec('ROLLBACK');
       other.close();
     }
-    expect(store.recordAndClaim([], [], { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 3, inFlight: new Map([[rx.url('/a'), 2]]), deep: false })).toHaveLength(1);
+    // The failed record left its lease held: written now; of the other rows the one no claim above took.
+    expect(store.recordAndClaim([rec], [], { now, leaseUntil: now + 1000, limit: 10, perEndpoint: 3, inFlight: new Map(), deep: false })).toHaveLength(1);
+    expect(deliveryRow(db, done!)).toMatchObject({ status: 'delivered', attemptCount: 1 });
   });
 
   it("drops a record whose lease was taken over (fencing), so attempts are not double counted", () => {
@@ -194,7 +199,6 @@ describe('claim and record', () => {
     expect(store.claim(args).map((r) => r.id).sort()).toEqual([...ids].sort());
     for (const id of ids) expect(deliveryRow(db, id)).toMatchObject({ status: 'pending', attemptCount: 0, leaseUntil: null });
     expect(store.claim(args)).toEqual([]);
-    expect(store.idle([], [], args)).toBe(true);
     // Another store on the file (the process after a crash) holds nothing: every row is due to it.
     expect(createDispatchStore(db).claim(args)).toHaveLength(3);
   });

@@ -3,7 +3,7 @@
 // locked with FOR UPDATE SKIP LOCKED, so two claims never lease the same row (each skips the rows
 // the other is leasing) and neither waits for the other. At least once: a lease that runs out
 // (a dead instance) makes the row due again, and a late record of the old lease matches nothing.
-import type { ClaimArgs } from '../webhook-claim';
+import { SHALLOW_WINDOW, type ClaimArgs } from '../webhook-claim';
 import type { AttemptRecord, ClaimedDelivery, LeaseRef } from '../webhook-dispatch';
 import { atomically, changes, numbers, type Pg, type Row, rows } from './sql';
 
@@ -68,7 +68,7 @@ export function createPgDispatchStore(q: Pg): PgDispatchStore {
       // Each round skips the URLs filled so far; a round whose window was not full has seen every
       // due row of the remaining URLs (the same rounds and window sizes as ../webhook-claim.ts).
       for (let round = 0; round < (a.deep ? 8 : 1) && claimed.length < a.limit; round++) {
-        const want = a.deep ? Math.max(64, (a.limit - claimed.length) * 4) : 64;
+        const want = a.deep ? Math.max(64, (a.limit - claimed.length) * 4) : SHALLOW_WINDOW;
         // Only a deep look skips full URLs inside the index read (that walks all their due rows);
         // a shallow one stays a window of the oldest rows, whose full URLs' rows the ranking passes over.
         const full = a.deep ? [...held].filter(([, n]) => n >= a.perEndpoint).map(([u]) => u) : [];
@@ -98,13 +98,19 @@ export function createPgDispatchStore(q: Pg): PgDispatchStore {
     release: async (list) => {
       if (list.length > 0) await q.unsafe(RELEASE, [list.map((r) => r.id), list.map((r) => r.leaseUntil)]);
     },
+    // Nothing to write (the dispatcher holds its records back for a batch): the claim alone, whose
+    // rounds are each one statement, without the BEGIN and COMMIT round trips around it.
     recordAndClaim: (records, releases, claim) =>
-      atomically(q, async (tx) => {
-        const on = tx === q ? store : createPgDispatchStore(tx);
-        await on.record(records);
-        await on.release(releases);
-        return claim ? on.claim(claim) : [];
-      }),
+      records.length === 0 && releases.length === 0
+        ? claim
+          ? store.claim(claim)
+          : Promise.resolve([])
+        : atomically(q, async (tx) => {
+            const on = tx === q ? store : createPgDispatchStore(tx);
+            await on.record(records);
+            await on.release(releases);
+            return claim ? on.claim(claim) : [];
+          }),
   };
   return store;
 }
