@@ -178,6 +178,14 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
   const atClose: Array<() => void> = [];
   // The caller resolved in onRequest, per request object: one key lookup per request.
   const callers = new WeakMap<Request, Caller>();
+  /** Record the key's use and take its rate token (429 when none is left). */
+  const take = (caller: Caller): void => {
+    keyUses.set(caller.keyId, Date.now());
+    const wait = limiter.take(caller.keyId);
+    if (wait > 0) {
+      throw new AppError('rate_limit.exceeded', 'Too many requests for this API key; slow down.', { details: { retry_after: wait } });
+    }
+  };
   // The webhook verbs' services, the same for the API and the dashboard.
   const webhooks = webhookServices(repos, config);
   // Key use is remembered in memory and flushed every 30 s: `keys list` shows lastUsedAt
@@ -217,15 +225,16 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
         webhooks,
         // Every authenticated request takes a rate token here, before its body is parsed or
         // validated: malformed requests count against the key exactly like valid ones.
-        async checkKey(request) {
-          const caller = await authenticate(request.headers.get('authorization'), (h) => repos.apiKeys.findActiveByHash(h));
-          callers.set(request, caller);
-          // An account created since boot (by the CLI, or another instance) is named before its intents render.
-          if (!names.has(caller.accountId)) await names.ensure([caller.accountId]);
-          keyUses.set(caller.keyId, Date.now());
-          const wait = limiter.take(caller.keyId);
-          if (wait > 0) {
-            throw new AppError('rate_limit.exceeded', 'Too many requests for this API key; slow down.', { details: { retry_after: wait } });
+        // Synchronous when the key look-up is (SQLite) and the account is already named: no
+        // promise on every request's path (a throw is the same answer as a rejection).
+        checkKey(request) {
+          const found = authenticate(request.headers.get('authorization'), (h) => repos.apiKeys.findActiveByHash(h));
+          return found instanceof Promise ? found.then(admit) : admit(found);
+          function admit(caller: Caller): void | Promise<void> {
+            callers.set(request, caller);
+            // An account created since boot (by the CLI, or another instance) is named before its intents render.
+            if (!names.has(caller.accountId)) return names.ensure([caller.accountId]).then(() => take(caller));
+            take(caller);
           }
         },
         caller(request) {

@@ -69,8 +69,12 @@ export interface Tx {
   repos: StoreRepos;
   /** The row as it is inside this write (locked for the rest of it on PostgreSQL). */
   get(id: string): Promise<StoredIntent | null>;
-  /** Insert a new intent in `created`, with its intent.created event. */
-  insert(intent: Omit<StoredIntent, 'state' | 'snapshot' | 'machineVersion'>): Promise<StoredIntent>;
+  /**
+   * Insert a new intent in `created`, with its intent.created event. A plain value when the
+   * repositories are synchronous (SQLite), so a create's write needs no promise; await it.
+   * `intent` must be a new object of the caller's: it becomes the row (no copy is made).
+   */
+  insert(intent: Omit<StoredIntent, 'state' | 'snapshot' | 'machineVersion'>): StoredIntent | Promise<StoredIntent>;
   /**
    * Send a lifecycle event. The move is computed from the intent's row as it is now, inside this
    * write (`intent` only names it). When the machine refuses it: 'throw' raises 409
@@ -103,8 +107,12 @@ export type NewIntentResult =
   | { committedElsewhere: true };
 
 export interface Runtime {
-  /** `opts`: Store.transact's (savepoint: false for a write that cannot fail half-way but by the database failing). */
-  write<T>(fn: (tx: Tx) => Promise<T>, opts?: Parameters<Store['transact']>[1]): Promise<T>;
+  /**
+   * `fn` may answer synchronously (what it calls on SQLite is): its write then costs no promise in
+   * the batch. `opts`: Store.transact's (savepoint: false for a write that cannot fail half-way but
+   * by the database failing).
+   */
+  write<T>(fn: (tx: Tx) => T | Promise<T>, opts?: Parameters<Store['transact']>[1]): Promise<T>;
   /**
    * Insert a new intent in `created` with its intent.created event (and delivery), and its
    * idempotency response: on the intent writer thread when there is one, else as write() does.

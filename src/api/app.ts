@@ -15,6 +15,12 @@ import { MAX_BODY_BYTES, tooLarge } from '../web/body-limit';
 
 const isV1 = (path: string): boolean => path.startsWith('/v1/');
 
+/** 413 for a declared body over the limit, before anything is read. */
+function declaredSize(request: Request): undefined {
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  return undefined;
+}
+
 export function apiPlugin(d: ApiDeps) {
   // normalize off: Elysia would otherwise strip unknown fields (and "clean" a string into an
   // object of characters) before validation; every body, query and response schema is exact, so
@@ -22,13 +28,16 @@ export function apiPlugin(d: ApiDeps) {
   // run through TypeBox's interpreted Encode, whose only transforms here are t.Integer's identity
   // encoders. It cost ~5% of a create request (bench/create).
   const api = new Elysia({ name: 'api', normalize: false, encodeSchema: false })
-    .onRequest(async ({ request }) => {
+    .onRequest(({ request }) => {
       // Authenticate before the body is parsed or validated: a caller without a valid key
       // learns nothing but 401. The handler reads the resolved caller and applies the rate limit.
+      // Not an async function: on SQLite the check answers at once, and Elysia catches a throw
+      // here as it does a rejection (the same envelope), so no promise is made per request.
       const url = request.url;
       if (!url.startsWith('/v1/', url.indexOf('/', url.indexOf('//') + 2))) return;
-      await d.checkKey(request);
-      if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+      const checked = d.checkKey(request);
+      if (checked instanceof Promise) return checked.then(() => declaredSize(request));
+      declaredSize(request);
     })
     // /v1 bodies: JSON only, bounded, depth-checked, no "__proto__" (json-body.ts). Other surfaces
     // (the dashboard's forms) keep Elysia's parsers.

@@ -6,13 +6,21 @@ import { AppError } from '../domain/errors';
 import { API_KEY_RE, hashApiKey, type ActiveKey } from '../store/api-keys';
 import type { Awaitable } from '../store/awaitable';
 
-export async function authenticate(header: string | undefined | null, find: (hash: string) => Awaitable<ActiveKey | null>): Promise<Caller> {
+/**
+ * The caller of a request's Authorization header. Synchronous when `find` is (SQLite's look-up):
+ * no promise per request then; a PostgreSQL look-up answers a promise.
+ */
+export function authenticate(header: string | undefined | null, find: (hash: string) => Awaitable<ActiveKey | null>): Caller | Promise<Caller> {
   const m = header ? /^Bearer (\S+)$/.exec(header) : null;
   const key = m?.[1];
   if (!key || !API_KEY_RE.test(key)) {
     throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
   }
-  const found = await find(hashApiKey(key));
+  const found = find(hashApiKey(key));
+  return found instanceof Promise ? found.then(callerOf) : callerOf(found);
+}
+
+function callerOf(found: ActiveKey | null): Caller {
   if (!found) throw new AppError('auth.invalid_api_key', 'This API key is not valid (unknown or revoked).');
   return { accountId: found.accountId, mode: found.mode, plan: found.plan, keyId: found.keyId };
 }

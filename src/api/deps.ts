@@ -12,9 +12,9 @@ export interface ApiDeps {
   caller(request: Request): Caller;
   /**
    * Resolve the request's key before parsing (401 unless valid and unrevoked) and take one rate
-   * token (429); remembered per request.
+   * token (429); remembered per request. Synchronous (throws) when the key look-up is (SQLite).
    */
-  checkKey(request: Request): Promise<void>;
+  checkKey(request: Request): void | Promise<void>;
   /** Wake the webhook dispatcher after queuing a delivery. */
   wakeDispatcher(): void;
   /** True once the DB is open and live actors are rehydrated. */

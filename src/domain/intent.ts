@@ -1,7 +1,7 @@
 // The PaymentIntent as the domain sees it: states, the stored record, and the wire shape.
 // Pure: no I/O. Amounts are bigint base units; the wire shape carries decimal strings.
 
-import { formatAmount } from './money';
+import { baseUnitsText, formatAmount } from './money';
 import type { PaymentWire } from './payment';
 import { eip681TransferUri, solanaPayTransferUri } from './payment-uri';
 import { accountNameOf } from './account-names';
@@ -183,7 +183,7 @@ function render(r: IntentRecord): PaymentIntentWire {
     livemode: r.mode === 'live',
     idempotencyKey: r.idempotencyKey,
     tokenAddress: r.tokenAddress,
-    amountBaseUnits: r.amountBaseUnits.toString(),
+    amountBaseUnits: baseUnitsText(r.amountBaseUnits),
     fulfiller: r.fulfiller,
     retryRequired: r.retryRequired,
     pendingAtExpiry: r.pendingAtExpiry,

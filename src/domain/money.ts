@@ -46,11 +46,24 @@ export function parseAmount(amount: string, decimals: number, max?: bigint): Par
   return { ok: true, baseUnits };
 }
 
+// The last amount written out: a create writes its amount four times (the wire's amount and
+// amountBaseUnits, the payment URI, the row), a bigint toString each (~0.1-0.2 µs) but the first.
+let lastUnits = -1n;
+let lastText = '';
+
+/** `v.toString()` (decimal), remembered for the last value asked. */
+export function baseUnitsText(v: bigint): string {
+  if (v === lastUnits) return lastText;
+  lastText = v.toString();
+  lastUnits = v;
+  return lastText;
+}
+
 /** 12340000n with 6 decimals -> "12.34" (canonical: no trailing zeros, no trailing dot). */
 export function formatAmount(baseUnits: bigint, decimals: number): string {
   // One bigint toString, then string cuts (every rendering of an intent formats its amount).
   const negative = baseUnits < 0n;
-  const digits = (negative ? -baseUnits : baseUnits).toString();
+  const digits = baseUnitsText(negative ? -baseUnits : baseUnits);
   const cut = digits.length - decimals;
   const whole = cut > 0 ? digits.slice(0, cut) : '0';
   const frac = cut > 0 ? digits.slice(cut) : digits.padStart(decimals, '0');

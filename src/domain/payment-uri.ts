@@ -1,6 +1,7 @@
 // What a wallet or a QR code needs to pay an intent with no `build` at all (contract 11 and 12):
 // the Solana Pay transfer-request URI, the Solana Pay transaction-request URI (the payment page's
 // QR), and the EIP-681 token-transfer URI. Pure string building; amounts are exact decimal strings.
+import { baseUnitsText } from './money';
 
 export interface SolanaPayTransfer {
   requestor: string;
@@ -34,5 +35,5 @@ export interface Eip681Transfer {
 
 /** `ethereum:<token>@<chainId>/transfer?address=<requestor>&uint256=<base units>` (EIP-681). */
 export function eip681TransferUri(p: Eip681Transfer): string {
-  return `ethereum:${p.tokenAddress}@${p.chainId}/transfer?address=${p.requestor}&uint256=${p.amountBaseUnits.toString()}`;
+  return `ethereum:${p.tokenAddress}@${p.chainId}/transfer?address=${p.requestor}&uint256=${baseUnitsText(p.amountBaseUnits)}`;
 }

@@ -8,7 +8,7 @@ import { newSolanaReference } from '../domain/base58';
 import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { formatAmount, MAX_AMOUNT_CHARS, MAX_BASE_UNITS, parseAmount } from '../domain/money';
-import { FRESH_LIFECYCLE } from './fresh-intent';
+import { withFreshLifecycle } from './fresh-intent';
 import { resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
 import type { IdempotencyRepo, StoredResponse } from '../store/idempotency';
 import type { StoredIntent } from '../store/intents';
@@ -118,30 +118,30 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
     const wireOf = (i: StoredIntent) => (wire?.of === i ? wire.intent : (wire = { of: i, intent: toWire(i) }).intent);
     const created = await s.runtime.create({
       wire: wireOf,
-      fields: (now) => ({
-        id: newId('pi'),
-        accountId: caller.accountId,
-        mode: caller.mode,
-        chain: network.chain,
-        token: symbol,
-        tokenAddress: token.address,
-        decimals: token.decimals,
-        amountBaseUnits: parsed.baseUnits,
-        requestor,
-        fulfiller,
-        direction: 'request',
-        reference,
-        metadata,
-        idempotencyKey: key,
-        ttlSeconds,
-        expiresAt: now + ttlSeconds * 1000,
-        createdAt: now,
-        updatedAt: now,
-        refundOf: null,
-        solanaReference: network.family === 'solana' ? newSolanaReference() : null,
-        payToken: newPayToken(),
-        ...FRESH_LIFECYCLE,
-      }),
+      fields: (now) =>
+        withFreshLifecycle({
+          id: newId('pi'),
+          accountId: caller.accountId,
+          mode: caller.mode,
+          chain: network.chain,
+          token: symbol,
+          tokenAddress: token.address,
+          decimals: token.decimals,
+          amountBaseUnits: parsed.baseUnits,
+          requestor,
+          fulfiller,
+          direction: 'request',
+          reference,
+          metadata,
+          idempotencyKey: key,
+          ttlSeconds,
+          expiresAt: now + ttlSeconds * 1000,
+          createdAt: now,
+          updatedAt: now,
+          refundOf: null,
+          solanaReference: network.family === 'solana' ? newSolanaReference() : null,
+          payToken: newPayToken(),
+        }),
       idempotency:
         key === null
           ? null

@@ -17,3 +17,29 @@ export const FRESH_LIFECYCLE = {
   watchData: null,
   latePayment: null,
 } as const;
+
+type Fresh = { -readonly [K in keyof typeof FRESH_LIFECYCLE]: (typeof FRESH_LIFECYCLE)[K] };
+
+/**
+ * `o` with the fields above added in place, in the same order (a create's new literal: no copy of
+ * it). `{ ...fields, ...FRESH_LIFECYCLE }` copied them generically, ~0.15 µs more per create on
+ * the event loop. test/intents/fresh-intent.test.ts holds the two equal.
+ */
+export function withFreshLifecycle<T extends object>(o: T): T & Fresh {
+  const r = o as T & Fresh;
+  r.retryRequired = false;
+  r.pendingAtExpiry = false;
+  r.txSignature = null;
+  r.detectedAt = null;
+  r.ataRentLamports = null;
+  r.confirmedAt = null;
+  r.finalizedAt = null;
+  r.failureReason = null;
+  r.refundedBy = null;
+  r.refunds = FRESH_LIFECYCLE.refunds;
+  r.buildData = null;
+  r.signedTransaction = null;
+  r.watchData = null;
+  r.latePayment = null;
+  return r;
+}

@@ -190,36 +190,71 @@ export function createGroupCommitter(
       }),
     ));
 
-  /** One write in its savepoint. A synchronous one never waits for the turn marker. */
-  async function runOne(p: Pending): Promise<Outcome> {
+  /**
+   * One write (in its savepoint unless it has none). A synchronous one (the SQLite create: every
+   * repository it calls is synchronous) is answered synchronously: no promise, no race against the
+   * turn marker, no microtask between it and the next write of the batch.
+   */
+  function runOne(p: Pending): Outcome | Promise<Outcome> {
     if (p.savepoint) savepoint.run();
+    let value: unknown;
     try {
-      let value = p.fn();
-      if (value !== null && typeof (value as PromiseLike<unknown>)?.then === 'function') {
-        const pending = value as Promise<unknown>;
-        value = await Promise.race([pending, turned()]);
-        if (value === LATE) {
-          // It goes on running without its transaction: whatever it settles with is dropped.
-          pending.catch(() => {});
-          throw new WriteAwaitedIoError();
-        }
+      value = p.fn();
+    } catch (error) {
+      return ended(p, undone, error);
+    }
+    if (value !== null && typeof (value as PromiseLike<unknown>)?.then === 'function') return runLate(p, value as Promise<unknown>);
+    return ended(p, released, value);
+  }
+
+  /** A write whose function returned a promise: it must settle within this turn of the event loop. */
+  async function runLate(p: Pending, pending: Promise<unknown>): Promise<Outcome> {
+    let value: unknown;
+    try {
+      value = await Promise.race([pending, turned()]);
+      if (value === LATE) {
+        // It goes on running without its transaction: whatever it settles with is dropped.
+        pending.catch(() => {});
+        throw new WriteAwaitedIoError();
       }
+    } catch (error) {
+      return ended(p, undone, error);
+    }
+    return ended(p, released, value);
+  }
+
+  /** `finish(p, arg)`, then the write's onEnd whatever happened (its part of the batch is over). */
+  function ended(p: Pending, finish: (p: Pending, arg: unknown) => Outcome, arg: unknown): Outcome {
+    try {
+      return finish(p, arg);
+    } finally {
+      p.onEnd?.();
+    }
+  }
+
+  /** The write succeeded: release its savepoint. */
+  function released(p: Pending, value: unknown): Outcome {
+    try {
       if (p.savepoint) release.run();
       // (SQLite ends the transaction itself on some errors, SQLITE_FULL or IOERR without a
       // statement journal: one the write caught and went on from must not let the rest of the
       // batch run outside any transaction, each statement committing on its own.)
       else if (!sqlite.inTransaction) throw new Error('the transaction ended inside a write (SQLite rolled it back)');
-      return { ok: true, value };
     } catch (error) {
-      if (error instanceof WriteAwaitedIoError) log('error', 'write rolled back: it awaited I/O inside its transaction', { error: error.message });
-      if (!p.savepoint || !sqlite.inTransaction) return { ok: false, error, broke: true };
-      rollbackTo.run();
-      release.run();
-      return { ok: false, error };
-    } finally {
-      p.onEnd?.();
+      return undone(p, error);
     }
+    return { ok: true, value };
   }
+
+  /** The write failed: back to its savepoint; without one (or with the transaction gone) the batch is broken. */
+  function undone(p: Pending, error: unknown): Outcome {
+    if (error instanceof WriteAwaitedIoError) log('error', 'write rolled back: it awaited I/O inside its transaction', { error: error.message });
+    if (!p.savepoint || !sqlite.inTransaction) return { ok: false, error, broke: true };
+    rollbackTo.run();
+    release.run();
+    return { ok: false, error };
+  }
+
 
   /**
    * Take the shared write turn (bounded: past it SQLite's own lock decides); returns how to give it
@@ -267,7 +302,8 @@ export function createGroupCommitter(
     try {
       try {
         for (const p of batch) {
-          const r = await runOne(p);
+          const o = runOne(p);
+          const r = o instanceof Promise ? await o : o;
           results.push(r);
           // A write without a savepoint failed: the transaction cannot keep the others' work alone.
           if (!r.ok && r.broke) {
@@ -370,12 +406,13 @@ export function createGroupCommitter(
   }
 
   function settle(batch: Pending[], results: Outcome[], error: unknown): void {
-    batch.forEach((p, i) => {
+    for (let i = 0; i < batch.length; i++) {
+      const p = batch[i]!;
       const r = results[i]!;
       if (!r.ok) p.reject(r.error);
       else if (error !== null) p.reject(error);
       else p.resolve(r.value);
-    });
+    }
   }
 
   /** One sync at a time; it covers every batch committed before it started. */

@@ -30,7 +30,7 @@ export interface Store {
    * savepoint of its own, for a write that cannot fail half-way but by the database failing; if it
    * fails all the same, its whole batch is rolled back (group-commit.ts).
    */
-  transact<T>(fn: (tx: StoreRepos) => Promise<T>, opts?: WriteOptions): Promise<T>;
+  transact<T>(fn: (tx: StoreRepos) => T | Promise<T>, opts?: WriteOptions): Promise<T>;
   /** null when every commit is durable, else a promise (SQLite WAL sync). PG: always null. */
   durable(): Promise<void> | null;
   /** Throws when the database cannot be reached (readyz). */
@@ -198,7 +198,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
     engine: 'sqlite',
     repos,
     db,
-    transact<T>(fn: (tx: StoreRepos) => Promise<T>, opts?: WriteOptions): Promise<T> {
+    transact<T>(fn: (tx: StoreRepos) => T | Promise<T>, opts?: WriteOptions): Promise<T> {
       return committer.write(
         () => {
           inWrite = true;

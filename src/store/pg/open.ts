@@ -65,7 +65,7 @@ export interface PgStore {
    * failure or a deadlock (40001, 40P01) rolls it back and runs fn again, a few times: fn must
    * only touch its repositories (no I/O outside the database), so running it again is safe.
    */
-  transact<T>(fn: (tx: PgStoreRepos) => Promise<T>): Promise<T>;
+  transact<T>(fn: (tx: PgStoreRepos) => T | Promise<T>): Promise<T>;
   /** Every commit is durable when it returns (synchronous_commit): nothing to wait for. */
   durable(): null;
   /** Throws when the database cannot be reached. */
