@@ -4,7 +4,7 @@ import { createChainWatch } from './actors/chain-watch';
 import { createRuntime, type Runtime } from './actors/runtime';
 import { createWorkLeases, shardName, shardOf, type WorkLeases } from './actors/work-leases';
 import { apiPlugin } from './api/app';
-import { authenticate } from './api/auth';
+import { authenticate, isThenable } from './api/auth';
 import { createRateLimiter } from './web/rate-limit';
 import { createWebApp } from './web/app';
 import { dashboardPlugin } from './dashboard/index';
@@ -229,7 +229,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
         // promise on every request's path (a throw is the same answer as a rejection).
         checkKey(request) {
           const found = authenticate(request.headers.get('authorization'), (h) => repos.apiKeys.findActiveByHash(h));
-          return found instanceof Promise ? found.then(admit) : admit(found);
+          return isThenable(found) ? Promise.resolve(found).then(admit) : admit(found);
           function admit(caller: Caller): void | Promise<void> {
             callers.set(request, caller);
             // An account created since boot (by the CLI, or another instance) is named before its intents render.

@@ -36,7 +36,7 @@ export function apiPlugin(d: ApiDeps) {
       const url = request.url;
       if (!url.startsWith('/v1/', url.indexOf('/', url.indexOf('//') + 2))) return;
       const checked = d.checkKey(request);
-      if (checked instanceof Promise) return checked.then(() => declaredSize(request));
+      if (checked !== undefined) return checked.then(() => declaredSize(request));
       declaredSize(request);
     })
     // /v1 bodies: JSON only, bounded, depth-checked, no "__proto__" (json-body.ts). Other surfaces

@@ -17,10 +17,13 @@ export function authenticate(header: string | undefined | null, find: (hash: str
     throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
   }
   const found = find(hashApiKey(key));
-  return found instanceof Promise ? found.then(callerOf) : callerOf(found);
+  return isThenable(found) ? Promise.resolve(found).then(callerOf) : callerOf(found);
 }
 
 function callerOf(found: ActiveKey | null): Caller {
   if (!found) throw new AppError('auth.invalid_api_key', 'This API key is not valid (unknown or revoked).');
   return { accountId: found.accountId, mode: found.mode, plan: found.plan, keyId: found.keyId };
 }
+
+/** A promise or any thenable (a PostgreSQL query) rather than the key itself. */
+export const isThenable = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> => typeof (v as PromiseLike<T> | null)?.then === 'function';
