@@ -41,14 +41,15 @@ beforeAll(async () => {
   tdb = await freshTestDatabase();
   rx = startReceiver();
   config = join(tdb.dir, 'config.json');
-  // A send outlives the moment the test stops or kills the server (4 s), so both land mid-send;
-  // the lease is then 8 s (twice the timeout): what a restart waits before sending again. No poll
+  // A send outlives the moment the test stops or kills the server (10 s, with room for a loaded
+  // suite: at 4 s a held send once timed out and was recorded before the kill), so both land mid-send;
+  // the lease is then 20 s (twice the timeout): what a restart waits before sending again. No poll
   // within the test: what a running server sends, it sends because the commit woke its thread.
-  writeFileSync(config, JSON.stringify({ webhooks: { pollIntervalMs: 600_000, timeoutMs: 4000, leaseMs: 1000 } }));
+  writeFileSync(config, JSON.stringify({ webhooks: { pollIntervalMs: 600_000, timeoutMs: 10_000, leaseMs: 1000 } }));
   args = ['serve', '--bootstrap', '--db', tdb.db, '--config', config, '--port', '0'];
   // The restart after the kill finds the rows whose leases ran out by polling.
   polling = join(tdb.dir, 'polling.json');
-  writeFileSync(polling, JSON.stringify({ webhooks: { pollIntervalMs: 100, timeoutMs: 4000, leaseMs: 1000 } }));
+  writeFileSync(polling, JSON.stringify({ webhooks: { pollIntervalMs: 100, timeoutMs: 10_000, leaseMs: 1000 } }));
   sql = rawSql(tdb.db);
 });
 afterAll(async () => {
