@@ -2,10 +2,7 @@
 // a database written before it keeps the same entries in each of the four indexes, and the
 // repositories' INDEXED BY queries (which name the new conditions) read the same rows.
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { statesTagged } from '../../machines/judge';
 import { INTENT_STATES } from '../../src/domain/intent';
 import { openDb } from '../../src/store/db';
@@ -14,30 +11,12 @@ import { MIGRATIONS } from '../../src/store/migrations.generated';
 import { INTENT_COLUMNS, type StoredIntent } from '../../src/store/intent-row';
 import { intentRowValues } from '../../src/store/intent-writes';
 import { storedIntent } from '../support/db';
+import { releaseBefore } from '../support/release-before';
 
 const TAG = '0016_live_conditions';
 const INDEXES = ['intents_live', 'intents_live_tx', 'intents_chain_updated', 'intents_closed_unfinalized_tx'];
 
-let dir: string;
-let path: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'payforge-migration-'));
-  path = join(dir, 'payforge.db');
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A database as the release before 0016 left it: every earlier migration, recorded as db.ts does. */
-function openBefore(): Database {
-  const s = new Database(path, { create: true, strict: true });
-  s.exec('PRAGMA journal_mode = WAL');
-  s.exec('CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
-  for (const m of MIGRATIONS) {
-    if (m.tag >= TAG) break;
-    for (const stmt of m.sql.split('--> statement-breakpoint')) if (stmt.trim()) s.exec(stmt);
-    s.query('INSERT INTO __migrations (tag, applied_at) VALUES (?, ?)').run(m.tag, 1);
-  }
-  return s;
-}
+const release = releaseBefore(TAG);
 
 /** Each index's entries (its columns and the rowid), read from the index alone. */
 const entriesOf = (s: Database) =>
@@ -47,7 +26,7 @@ const whereOf = (s: Database, ix: string) => (s.query('SELECT sql FROM sqlite_ma
 
 describe('migration 0016: partial index conditions without IN lists', () => {
   it('keeps the same entries in the four indexes, and the repository reads the same rows', () => {
-    const old = openBefore();
+    const old = release.open();
     expect(MIGRATIONS.map((m) => m.tag)).toContain(TAG);
     for (const ix of INDEXES) expect(whereOf(old, ix)).toMatch(/IN \('created','pending','confirmed','dropped'\)/);
     // (The repository of this release refuses the old conditions: rows go in as its INSERT writes them.)
@@ -68,7 +47,7 @@ describe('migration 0016: partial index conditions without IN lists', () => {
     expect(live.length).toBe(3 * statesTagged('live').length);
     old.close();
 
-    const db = openDb(path);
+    const db = openDb(release.path());
     try {
       for (const ix of INDEXES) expect(whereOf(db.sqlite, ix)).not.toMatch(/ IN /);
       expect(entriesOf(db.sqlite)).toEqual(entries);

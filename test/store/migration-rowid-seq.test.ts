@@ -2,10 +2,7 @@
 // AUTOINCREMENT): a database written before it keeps every row with its seq, every index and trigger
 // as it was, and the order; rows inserted after it continue above the highest seq.
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { statesTagged } from '../../machines/judge';
 import { newId } from '../../src/domain/ids';
 import { toWire } from '../../src/domain/intent';
@@ -16,30 +13,12 @@ import { intentRowValues } from '../../src/store/intent-writes';
 import { MIGRATIONS } from '../../src/store/migrations.generated';
 import { createOutbox } from '../../src/store/outbox';
 import { storedIntent } from '../support/db';
+import { releaseBefore } from '../support/release-before';
 
 const TAG = '0012_rowid_seq';
 const TABLES = ['intents', 'events', 'webhook_deliveries'];
 
-let dir: string;
-let path: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'payforge-migration-'));
-  path = join(dir, 'payforge.db');
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A database as the release before 0012 left it: every earlier migration, recorded as db.ts does. */
-function openBefore(): Database {
-  const s = new Database(path, { create: true, strict: true });
-  s.exec('PRAGMA journal_mode = WAL');
-  s.exec('CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
-  for (const m of MIGRATIONS) {
-    if (m.tag >= TAG) break;
-    for (const stmt of m.sql.split('--> statement-breakpoint')) if (stmt.trim()) s.exec(stmt);
-    s.query('INSERT INTO __migrations (tag, applied_at) VALUES (?, ?)').run(m.tag, 1);
-  }
-  return s;
-}
+const release = releaseBefore(TAG);
 
 const schemaOf = (s: Database, type: 'table' | 'index' | 'trigger') =>
   s.query<{ name: string; sql: string }, [string]>(`SELECT name, sql FROM sqlite_master WHERE type = ? AND tbl_name IN ('intents', 'events', 'webhook_deliveries') ORDER BY name`).all(type);
@@ -49,7 +28,7 @@ const byName = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.
 
 describe('migration 0012: seq without AUTOINCREMENT', () => {
   it('keeps every row with its seq, every index, and new rows continue above the highest seq', () => {
-    const old = openBefore();
+    const old = release.open();
     expect(MIGRATIONS.map((m) => m.tag)).toContain(TAG);
     for (const t of schemaOf(old, 'table')) expect(t.sql).toContain('AUTOINCREMENT');
     old.query("INSERT INTO accounts (id, name, plan, created_at) VALUES ('acct_a', 'a', 'pro', 1)").run();
@@ -72,7 +51,7 @@ describe('migration 0012: seq without AUTOINCREMENT', () => {
     expect(triggers.length).toBeGreaterThan(0);
     old.close();
 
-    const db = openDb(path);
+    const db = openDb(release.path());
     try {
       const s = db.sqlite;
       expect(s.query<{ tag: string }, []>('SELECT tag FROM __migrations ORDER BY tag DESC LIMIT 1').get()?.tag).toBe(MIGRATIONS.at(-1)!.tag);
