@@ -25,72 +25,11 @@ import { span, traceStart } from '../trace';
 import type { IntentWriteWatch } from './changed-elsewhere';
 import type { WalSync } from './wal-sync';
 import type { WriteGate } from './write-gate';
+import type { GroupCommitter, Outcome, Pending, StoreLog, WriteOptions } from './group-commit-types';
+import { BatchRolledBackError, WriteAwaitedIoError } from './group-commit-types';
 
-/** A log line (src/log.ts's Log fits it; the store layer imports nothing above domain). */
-export type StoreLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
-
-interface Pending {
-  fn: () => unknown;
-  /** Called once this write's savepoint is released or rolled back: its transaction is over for it. */
-  onEnd?: () => void;
-  resolve: (v: unknown) => void;
-  reject: (e: unknown) => void;
-  /** Called when the whole batch failed to commit after fn succeeded (undo in-memory effects). */
-  onAbort?: () => void;
-  /** traceStart() when queued (0 untraced). */
-  queuedAt: number;
-  /** false: no savepoint of its own; its failure rolls the whole batch back (see the top of this file). */
-  savepoint: boolean;
-}
-
-/** Options of GroupCommitter.write. */
-export interface WriteOptions {
-  /**
-   * false: run without a savepoint of its own (cheaper), for a write that cannot fail half-way
-   * except by the database failing; if it fails anyway, its whole batch is rolled back. Default true.
-   */
-  savepoint?: boolean;
-}
-
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; /** The batch's transaction must go: no savepoint held this write. */ broke?: true };
-
-export interface GroupCommitter {
-  /**
-   * Queue a write; resolves with its return value once durably committed. `fn` may return a
-   * promise that only awaits synchronous repositories (see the top of this file); `onEnd` runs
-   * when its savepoint is over (whatever it still does after that must not touch the database).
-   */
-  write<T>(fn: () => T | Promise<T>, onAbort?: () => void, onEnd?: () => void, opts?: WriteOptions): Promise<T>;
-  /** Run a write now, outside the batch (CLI, boot): its own transaction, synced by COMMIT itself. */
-  writeNow<T>(fn: () => T): T;
-  /** Commit everything queued now (shutdown); its promises still settle after the sync. */
-  flush(): Promise<void>;
-  /** True while a batch's transaction is open (nothing else may BEGIN on this connection then). */
-  busy(): boolean;
-  /**
-   * null when no batch is open, else a promise that settles once the open one has committed or
-   * rolled back. A statement run on this connection while a batch is open runs inside the batch's
-   * transaction (and inside the savepoint of the write under way): it shares that write's fate
-   * and its COMMIT's, whatever its caller was told. Everything outside the batches waits on this
-   * (store.ts outsideBatches).
-   */
-  idle(): Promise<void> | null;
-  /**
-   * null when every commit so far is on disk; else a promise that settles once the commits made
-   * so far are. Anything that shows what it read to the outside (an HTTP response, a webhook)
-   * waits on it, so nobody sees a state a power loss could still take back.
-   */
-  durable(): Promise<void> | null;
-  /** Hold new batches (the checkpointer's final pass) until resume(). */
-  pause(): void;
-  resume(): void;
-  /** Wait until every commit is synced (shutdown). */
-  drain(): Promise<void>;
-  /** Batches and writes committed; waits for the shared write turn (another thread's transaction) and their total ms. */
-  stats(): { batches: number; writes: number; gateWaits: number; gateWaitMs: number };
-  /** WAL syncs done off the event loop (each covers one or more batches). */
-  syncs(): number;
-}
+export type { GroupCommitter, StoreLog, WriteOptions } from './group-commit-types';
+export { BatchRolledBackError, WriteAwaitedIoError } from './group-commit-types';
 
 /** Longest wait of a batch for the other thread's transaction (one short claim or record) before it BEGINs anyway. */
 const GATE_WAIT_MS = 100;
@@ -99,20 +38,6 @@ const GATE_WAIT_MS = 100;
 const LATE = Symbol('late');
 
 /** A write that succeeded, rolled back with its batch because a write without a savepoint failed in it. */
-export class BatchRolledBackError extends Error {
-  constructor(readonly cause: unknown) {
-    super(`rolled back with its batch: a write without a savepoint failed in it (${cause instanceof Error ? cause.message : String(cause)})`);
-    this.name = 'BatchRolledBackError';
-  }
-}
-
-export class WriteAwaitedIoError extends Error {
-  constructor() {
-    super('a write function was still running when the event loop turned (it awaited something other than its repositories); it was rolled back');
-    this.name = 'WriteAwaitedIoError';
-  }
-}
-
 /**
  * `gate`: the write turn and batch numbers shared with the webhook dispatcher's connection on its
  * own thread (write-gate.ts); each batch takes the turn before BEGIN and gives it back after its
