@@ -8,10 +8,8 @@
 // that awaits anything else (network I/O) would hold the transaction open for everyone: it is
 // failed as soon as the event loop turns (rolled back to its savepoint, rejected, logged).
 //
-// With a WalSync (the server's database file), a batch COMMITs with synchronous=NORMAL (frames
-// written to the WAL, no fsync: the event loop is not held) and its promises settle after an
-// fdatasync of the WAL on another thread returns. Batches committed while a sync is under way
-// share the next one. Without it (tests, :memory:), COMMIT syncs itself (synchronous=FULL).
+// When a committed batch may be answered (after the WAL sync that covers it) is commit-sync.ts's
+// part: this file opens, fills and commits batches; that one answers them.
 //
 // A write queued with `{ savepoint: false }` runs without a savepoint of its own: for a write whose
 // only way to fail once it has written is the database failing (a create without an idempotency
@@ -23,6 +21,7 @@
 import type { Database } from 'bun:sqlite';
 import { span, traceStart } from '../trace';
 import type { IntentWriteWatch } from './changed-elsewhere';
+import { createCommitSync } from './commit-sync';
 import type { WalSync } from './wal-sync';
 import type { WriteGate } from './write-gate';
 import type { GroupCommitter, Outcome, Pending, StoreLog, WriteOptions } from './group-commit-types';
@@ -37,7 +36,6 @@ const GATE_WAIT_MS = 100;
 /** Settles a write that did not finish within its turn of the event loop. */
 const LATE = Symbol('late');
 
-/** A write that succeeded, rolled back with its batch because a write without a savepoint failed in it. */
 /**
  * `gate`: the write turn and batch numbers shared with the webhook dispatcher's connection on its
  * own thread (write-gate.ts); each batch takes the turn before BEGIN and gives it back after its
@@ -62,16 +60,9 @@ export function createGroupCommitter(
   let paused = false;
   let batches = 0;
   let writes = 0;
-  let syncs = 0;
   let gateWaits = 0;
   let gateWaitMs = 0;
-  // Batches committed (by number) and the highest number known to be on disk.
-  let committedSeq = 0;
-  let syncedSeq = 0;
-  let syncing = false;
-  let syncError: unknown = null;
-  let unsynced: Array<{ seq: number; batch: Pending[]; results: Outcome[]; committedAt: number }> = [];
-  let waiters: Array<{ seq: number; resolve: () => void; reject: (e: unknown) => void }> = [];
+  const sync = createCommitSync(walSync, gate);
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
@@ -85,12 +76,13 @@ export function createGroupCommitter(
 
   function flushQueue(): Promise<void> {
     if (running !== null) return running.then(flushQueue, flushQueue);
-    if (queue.length === 0 && syncError === null) return Promise.resolve();
+    if (queue.length === 0 && sync.error() === null) return Promise.resolve();
     running = runQueue().finally(() => (running = null));
     return running;
   }
 
   async function runQueue(): Promise<void> {
+    const syncError = sync.error();
     if (syncError !== null) {
       const q = queue;
       queue = [];
@@ -180,7 +172,6 @@ export function createGroupCommitter(
     return { ok: false, error };
   }
 
-
   /**
    * Take the shared write turn (bounded: past it SQLite's own lock decides); returns how to give it
    * back. Awaited, never blocking: the turn may be the intent writer's through its COMMIT's fsync.
@@ -264,7 +255,7 @@ export function createGroupCommitter(
 
   function commitBatch(batch: Pending[], results: Outcome[], t0: number): void {
     // Before the COMMIT: a reader on another connection that sees this batch also sees its number.
-    gate?.committing(committedSeq + 1);
+    gate?.committing(sync.next());
     watch?.committing();
     try {
       commit.run();
@@ -284,25 +275,14 @@ export function createGroupCommitter(
           p.reject(r.error);
         }
       });
-      // Its number was published (gate.committing): a reader on the other thread may have read it
-      // and waits for a sync to reach it. Count it as an empty batch and sync, or that reader's
-      // rows would wait for the next batch to commit, on an idle server forever.
-      if (gate && walSync) {
-        unsynced.push({ seq: ++committedSeq, batch: [], results: [], committedAt: traceStart() });
-        startSync();
-      }
+      sync.commitFailed();
       return;
     }
     watch?.committed();
     batches++;
     writes += batch.length;
     span('commit.batch', t0, batch.length);
-    if (!walSync) {
-      settle(batch, results, null);
-      return;
-    }
-    unsynced.push({ seq: ++committedSeq, batch, results, committedAt: traceStart() });
-    startSync();
+    sync.committed(batch, results);
   }
 
   /**
@@ -328,55 +308,6 @@ export function createGroupCommitter(
     }
     batch[at]!.reject(error);
     queue = batch.slice(at + 1).concat(queue);
-  }
-
-  function settle(batch: Pending[], results: Outcome[], error: unknown): void {
-    for (let i = 0; i < batch.length; i++) {
-      const p = batch[i]!;
-      const r = results[i]!;
-      if (!r.ok) p.reject(r.error);
-      else if (error !== null) p.reject(error);
-      else p.resolve(r.value);
-    }
-  }
-
-  /** One sync at a time; it covers every batch committed before it started. */
-  function startSync(): void {
-    if (syncing || !walSync || syncedSeq >= committedSeq) return;
-    syncing = true;
-    const target = committedSeq;
-    walSync.sync().then(
-      () => {
-        syncs++;
-        syncing = false;
-        syncedSeq = target;
-        gate?.synced(target);
-        const done = unsynced.filter((u) => u.seq <= target);
-        unsynced = unsynced.filter((u) => u.seq > target);
-        for (const u of done) {
-          settle(u.batch, u.results, null);
-          // (An empty one stands for a batch whose COMMIT failed: nothing to time.)
-          if (u.batch.length === 0) continue;
-          span('commit.durable', u.committedAt, u.batch.length);
-          span('commit.wait', u.batch[0]!.queuedAt, u.batch.length);
-        }
-        const ready = waiters.filter((w) => w.seq <= target);
-        waiters = waiters.filter((w) => w.seq > target);
-        for (const w of ready) w.resolve();
-        startSync();
-      },
-      (error) => {
-        // The disk refused: what was committed may not survive a power loss. Nothing more is
-        // acknowledged; every write from now on fails (restart the process once the disk is fixed).
-        syncing = false;
-        syncError = error;
-        gate?.failed();
-        for (const u of unsynced) settle(u.batch, u.results, error);
-        unsynced = [];
-        for (const w of waiters) w.reject(error);
-        waiters = [];
-      },
-    );
   }
 
   function schedule(): void {
@@ -411,12 +342,7 @@ export function createGroupCommitter(
       }
       return closed.promise;
     },
-    durable() {
-      if (syncError !== null) return Promise.reject(syncError);
-      if (syncedSeq >= committedSeq) return null;
-      const seq = committedSeq;
-      return new Promise<void>((resolve, reject) => waiters.push({ seq, resolve, reject }));
-    },
+    durable: sync.durable,
     pause() {
       paused = true;
       gate?.hold(true);
@@ -431,7 +357,7 @@ export function createGroupCommitter(
       await committer.durable()?.catch(() => {});
     },
     stats: () => ({ batches, writes, gateWaits, gateWaitMs }),
-    syncs: () => syncs,
+    syncs: sync.syncs,
   };
   return committer;
 }
