@@ -10,11 +10,14 @@ export interface Pending {
   onEnd?: () => void;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
-  /** Called when the whole batch failed to commit after fn succeeded (undo in-memory effects). */
+  /**
+   * Called when fn succeeded but its batch did not commit (undo in-memory effects): its COMMIT
+   * failed (the write is rejected), or a write without a savepoint broke it (fn runs again).
+   */
   onAbort?: () => void;
   /** traceStart() when queued (0 untraced). */
   queuedAt: number;
-  /** false: no savepoint of its own; its failure rolls the whole batch back (see the top of this file). */
+  /** false: no savepoint of its own; its failure rolls the whole batch back (see the top of group-commit.ts). */
   savepoint: boolean;
 }
 
@@ -22,7 +25,8 @@ export interface Pending {
 export interface WriteOptions {
   /**
    * false: run without a savepoint of its own (cheaper), for a write that cannot fail half-way
-   * except by the database failing; if it fails anyway, its whole batch is rolled back. Default true.
+   * except by the database failing; if it fails anyway, its whole batch is rolled back and the
+   * others in it run again in the next batch. Default true.
    */
   savepoint?: boolean;
 }
@@ -32,7 +36,7 @@ export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown
 export interface GroupCommitter {
   /**
    * Queue a write; resolves with its return value once durably committed. `fn` may return a
-   * promise that only awaits synchronous repositories (see the top of this file); `onEnd` runs
+   * promise that only awaits synchronous repositories (see the top of group-commit.ts); `onEnd` runs
    * when its savepoint is over (whatever it still does after that must not touch the database).
    */
   write<T>(fn: () => T | Promise<T>, onAbort?: () => void, onEnd?: () => void, opts?: WriteOptions): Promise<T>;
@@ -65,13 +69,6 @@ export interface GroupCommitter {
   stats(): { batches: number; writes: number; gateWaits: number; gateWaitMs: number };
   /** WAL syncs done off the event loop (each covers one or more batches). */
   syncs(): number;
-}
-
-export class BatchRolledBackError extends Error {
-  constructor(readonly cause: unknown) {
-    super(`rolled back with its batch: a write without a savepoint failed in it (${cause instanceof Error ? cause.message : String(cause)})`);
-    this.name = 'BatchRolledBackError';
-  }
 }
 
 export class WriteAwaitedIoError extends Error {

@@ -16,8 +16,11 @@
 // key: its checks are all done before its first INSERT). A savepoint makes SQLite copy each page
 // the write touches to a journal first (~15 pages per create: ~25k of its ~197k SQL instructions,
 // and what makes each statement journal cost more). If such a write fails anyway, the whole batch
-// is rolled back: nothing partial is committed; the writes that ran before it in the batch fail
-// with BatchRolledBackError (nothing of them was acknowledged), those not yet run go to the next batch.
+// is rolled back (nothing partial is committed) and only that write fails: the writes that had
+// succeeded before it run again, first in the next batch, in their order, then those not yet run.
+// Nothing of them was acknowledged (nothing settles before its COMMIT), and a write function may
+// run again (Store.transact's rule on both engines: it touches only its repositories). Each such
+// rollback drops one write from the queue, so the queue always gets through.
 import type { Database } from 'bun:sqlite';
 import { span, traceStart } from '../trace';
 import type { IntentWriteWatch } from './changed-elsewhere';
@@ -25,10 +28,10 @@ import { createCommitSync } from './commit-sync';
 import type { WalSync } from './wal-sync';
 import type { WriteGate } from './write-gate';
 import type { GroupCommitter, Outcome, Pending, StoreLog, WriteOptions } from './group-commit-types';
-import { BatchRolledBackError, WriteAwaitedIoError } from './group-commit-types';
+import { WriteAwaitedIoError } from './group-commit-types';
 
 export type { GroupCommitter, StoreLog, WriteOptions } from './group-commit-types';
-export { BatchRolledBackError, WriteAwaitedIoError } from './group-commit-types';
+export { WriteAwaitedIoError } from './group-commit-types';
 
 /** Longest wait of a batch for the other thread's transaction (one short claim or record) before it BEGINs anyway. */
 const GATE_WAIT_MS = 100;
@@ -286,9 +289,10 @@ export function createGroupCommitter(
   }
 
   /**
-   * A write without a savepoint failed (batch[at]): roll the transaction back. Those before it
-   * fail (their rows went with the transaction; none was acknowledged: nothing settles before
-   * COMMIT), it fails with its own error, and those after it, not run yet, go first in the queue.
+   * A write without a savepoint failed (batch[at]): roll the transaction back. It fails with its
+   * own error; those before it that had succeeded lost their rows with the transaction and run
+   * again, first in the queue (onAbort: undo what the first run did in memory); those before it
+   * that had failed on their own keep that answer; those after it, not run yet, follow in order.
    */
   function rollBackBatch(batch: Pending[], results: Outcome[], at: number): void {
     const error = (results[at] as { error: unknown }).error;
@@ -297,17 +301,18 @@ export function createGroupCommitter(
     } catch {
       /* already rolled back by SQLite */
     }
-    log('error', 'write batch rolled back: a write without a savepoint failed', { error: String(error), writes: at + 1 });
+    const again: Pending[] = [];
     for (let i = 0; i < at; i++) {
       const p = batch[i]!;
       const r = results[i]!;
       if (r.ok) {
         p.onAbort?.();
-        p.reject(new BatchRolledBackError(error));
+        again.push(p);
       } else p.reject(r.error);
     }
+    log('error', 'write batch rolled back: a write without a savepoint failed; the others run again', { error: String(error), again: again.length });
     batch[at]!.reject(error);
-    queue = batch.slice(at + 1).concat(queue);
+    queue = again.concat(batch.slice(at + 1), queue);
   }
 
   function schedule(): void {

@@ -28,7 +28,9 @@ export interface Store {
    * fn may only await its TxRepos (never network I/O): on SQLite the batch is open.
    * `opts.savepoint` false (SQLite; PostgreSQL has one transaction per fn anyway): fn gets no
    * savepoint of its own, for a write that cannot fail half-way but by the database failing; if it
-   * fails all the same, its whole batch is rolled back (group-commit.ts).
+   * fails all the same, its whole batch is rolled back and the others in it run again (group-commit.ts).
+   * On both engines fn may run more than once (PostgreSQL: a serialization failure; SQLite: its
+   * batch rolled back for another write): it touches nothing but its repositories.
    */
   transact<T>(fn: (tx: StoreRepos) => T | Promise<T>, opts?: WriteOptions): Promise<T>;
   /** null when every commit is durable, else a promise (SQLite WAL sync). PG: always null. */

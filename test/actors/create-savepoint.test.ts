@@ -1,14 +1,15 @@
 // A create without an idempotency key runs in the group committer's batch without a savepoint of
 // its own (every check is done before its first INSERT; a savepoint made SQLite copy each page it
-// touched): if one fails all the same, after its intent INSERT, its whole batch is rolled back and
-// nothing of it is committed. A create with a key keeps its savepoint (a key stored meanwhile rolls
-// back only that create). A real SQLite file with the real migrations.
+// touched): if one fails all the same, after its intent INSERT, its whole batch is rolled back,
+// nothing of it is committed, and only it fails: its batch-mates run again in the next batch. A
+// create with a key keeps its savepoint (a key stored meanwhile rolls back only that create). A real
+// SQLite file with the real migrations; the failure is a real trigger's.
+import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/actors/runtime';
-import { BatchRolledBackError } from '../../src/store/group-commit';
 import { openSqliteStore, type SqliteStore } from '../../src/store/store';
 import { storedIntent } from '../support/db';
 import { STORE_STATES } from '../support/engines';
@@ -18,19 +19,22 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-function setup(): { store: SqliteStore; runtime: Runtime; seen: Array<unknown> } {
+function setup(): { store: SqliteStore; runtime: Runtime; seen: Array<unknown>; path: string; runs: () => number } {
   const dir = mkdtempSync(join(tmpdir(), 'payforge-create-savepoint-'));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openSqliteStore(join(dir, 'payforge.db'), { states: STORE_STATES, log: () => {} });
+  const path = join(dir, 'payforge.db');
+  const store = openSqliteStore(path, { states: STORE_STATES, log: () => {} });
+  // Each run of a write function (one that rolled back with its batch runs again).
+  let runs = 0;
   cleanup.push(() => store.close());
   const seen: unknown[] = [];
   const runtime = createRuntime({
-    transact: (fn, opts) => (seen.push(opts), store.transact(fn, opts)),
+    transact: (fn, opts) => (seen.push(opts), store.transact((repos) => (runs++, fn(repos)), opts)),
     intents: { liveHeadsPage: (after, limit) => store.repos.intents.liveHeadsPage(after, limit), get: (id) => store.repos.intents.get(id) },
     onDeliveriesQueued: () => {},
   });
   cleanup.push(() => runtime.stop());
-  return { store, runtime, seen };
+  return { store, runtime, seen, path, runs: () => runs };
 }
 
 const fields = (reference: string | null) => (now: number) => {
@@ -50,19 +54,30 @@ describe('a create and its savepoint', () => {
     expect(seen).toEqual([{ savepoint: false }, undefined]);
   });
 
-  it('one that fails after its intent INSERT rolls back its batch: nothing of it is committed, the others before it fail, those after it commit', async () => {
-    const { store, runtime } = setup();
+  it('one that fails after its intent INSERT rolls back its batch: nothing of it is committed, only it fails, the others commit in order and answer after their commit', async () => {
+    const { store, runtime, path, runs } = setup();
     // Its event is refused once its intent row is written (as a failing disk would refuse it).
     store.db.sqlite.exec(`CREATE TRIGGER refuse_event BEFORE INSERT ON events
       WHEN (SELECT reference FROM intents WHERE id = NEW.intent_id) = 'boom' BEGIN SELECT RAISE(ABORT, 'event refused'); END`);
-    const settled = await Promise.allSettled(['before', 'boom', 'after'].map((r) => runtime.create({ fields: fields(r), idempotency: null })));
-    expect(settled.map((x) => x.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
-    expect((settled[0] as PromiseRejectedResult).reason).toBeInstanceOf(BatchRolledBackError);
-    expect(String((settled[1] as PromiseRejectedResult).reason)).toMatch(/event refused/);
-    expect(ids(store)).toEqual(['after']);
-    // Its event and delivery went with it: the only event is the committed create's.
-    expect(store.db.sqlite.query('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
+    // Another connection sees only what is committed.
+    const reader = new Database(path, { readonly: true });
+    cleanup.push(() => reader.close());
+    const committed = () => (reader.query('SELECT reference FROM intents ORDER BY seq').all() as Array<{ reference: string }>).map((r) => r.reference);
+    const seenAtAnswer: Record<string, string[]> = {};
+    const refs = ['before1', 'before2', 'boom', 'after'];
+    const settled = await Promise.allSettled(
+      refs.map((r) => runtime.create({ fields: fields(r), idempotency: null }).then((v) => ((seenAtAnswer[r] = committed()), v))),
+    );
+    expect(settled.map((x) => x.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(String((settled[2] as PromiseRejectedResult).reason)).toMatch(/event refused/);
+    // The two before it ran twice (their first run rolled back with the batch), the others once.
+    expect(runs()).toBe(6);
+    // In the order they were asked for.
+    expect(ids(store)).toEqual(['before1', 'before2', 'after']);
+    for (const r of ['before1', 'before2', 'after']) expect(seenAtAnswer[r]).toContain(r);
+    // Its event and delivery went with it: one event per committed create.
+    expect(store.db.sqlite.query('SELECT count(*) AS n FROM events').get()).toEqual({ n: 3 });
     // Memory follows only what committed.
-    expect(runtime.liveIntents()).toBe(1);
+    expect(runtime.liveIntents()).toBe(3);
   });
 });

@@ -3,7 +3,7 @@
 import { Database } from 'bun:sqlite';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BatchRolledBackError, createGroupCommitter, WriteAwaitedIoError, type GroupCommitter } from '../../src/store/group-commit';
+import { createGroupCommitter, WriteAwaitedIoError, type GroupCommitter } from '../../src/store/group-commit';
 import { openSqliteStore } from '../../src/store/store';
 import { statesTagged } from '../../machines/judge';
 import { tempDb, type TempDb } from '../support/db';
@@ -70,17 +70,25 @@ describe('group commit', () => {
     expect(gc.stats()).toMatchObject({ batches: 1, writes: 4 });
   });
 
-  it('a write without a savepoint that fails rolls its whole batch back: those before it fail, those after it commit in the next batch', async () => {
+  it('a write without a savepoint that fails rolls its whole batch back; only it fails: those that had succeeded before it run again, in order, first in the next batch', async () => {
     const boom = new Error('boom');
     const aborted: string[] = [];
+    const runs: string[] = [];
+    const settledAt: Array<{ id: string; committed: string[] }> = [];
+    const w = (id: string, savepoint: boolean) =>
+      gc
+        .write(() => (runs.push(id), insertAccount(id), id), () => aborted.push(id), undefined, { savepoint })
+        // What another connection sees when the write is answered: its own row, committed.
+        .then((v) => (settledAt.push({ id, committed: committedIds() }), v));
     const settled = await Promise.allSettled([
-      gc.write(() => insertAccount('before1'), () => aborted.push('before1')),
-      gc.write(() => insertAccount('before2'), () => aborted.push('before2'), undefined, { savepoint: false }),
+      w('before1', true),
+      w('before2', false),
       gc.write(() => {
         throw new Error('refused on its own');
       }),
       gc.write(
         () => {
+          runs.push('half');
           insertAccount('half'); // written: nothing may keep it
           throw boom;
         },
@@ -88,23 +96,31 @@ describe('group commit', () => {
         undefined,
         { savepoint: false },
       ),
-      gc.write(() => insertAccount('after1')),
-      gc.write(() => insertAccount('after2'), undefined, undefined, { savepoint: false }),
+      w('after1', true),
+      w('after2', false),
     ]);
-    expect(settled.map((x) => x.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
-    const reasons = settled.map((x) => (x.status === 'rejected' ? x.reason : null));
-    expect(reasons[0]).toBeInstanceOf(BatchRolledBackError);
-    expect(reasons[1]).toBeInstanceOf(BatchRolledBackError);
-    expect(String(reasons[0])).toMatch(/boom/);
-    expect(String(reasons[2])).toMatch(/refused on its own/);
-    expect(reasons[3]).toBe(boom);
-    // Only the writes that had succeeded are told to undo what they did in memory.
+    expect(settled.map((x) => (x.status === 'fulfilled' ? x.value : String(x.reason)))).toEqual([
+      'before1',
+      'before2',
+      'Error: refused on its own',
+      'Error: boom',
+      'after1',
+      'after2',
+    ]);
+    expect((settled[3] as PromiseRejectedResult).reason).toBe(boom);
+    // Only the writes that had succeeded are told to undo what they did in memory, then run again
+    // ahead of those not run yet; the failing one runs once.
     expect(aborted).toEqual(['before1', 'before2']);
-    expect(committedIds()).toEqual(['after1', 'after2']);
-    expect(gc.stats()).toMatchObject({ batches: 1, writes: 2 });
+    expect(runs).toEqual(['before1', 'before2', 'half', 'before1', 'before2', 'after1', 'after2']);
+    expect(committedIds()).toEqual(['after1', 'after2', 'before1', 'before2']);
+    const seq = (t.db.sqlite.query('SELECT id FROM accounts ORDER BY rowid').all() as Array<{ id: string }>).map((r) => r.id);
+    expect(seq).toEqual(['before1', 'before2', 'after1', 'after2']);
+    // Each answered only once its row was committed (visible to another connection).
+    for (const s of settledAt) expect(s.committed).toContain(s.id);
+    expect(gc.stats()).toMatchObject({ batches: 1, writes: 4 });
   });
 
-  it('a write that ends the transaction itself (as SQLite does on some errors) fails its batch instead of letting the rest run outside any transaction', async () => {
+  it('a write that ends the transaction itself (as SQLite does on some errors) fails instead of letting the rest run outside any transaction; the one before it runs again', async () => {
     for (const savepoint of [true, false]) {
       const settled = await Promise.allSettled([
         gc.write(() => insertAccount(`x-${savepoint}`)),
@@ -123,9 +139,10 @@ describe('group commit', () => {
         ),
         gc.write(() => insertAccount(`y-${savepoint}`)),
       ]);
-      expect(settled.map((x) => x.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+      // The one that ended it fails; the one before it, whose row went with the transaction, runs again.
+      expect(settled.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect(committedIds()).toContain(`y-${savepoint}`);
-      expect(committedIds()).not.toContain(`x-${savepoint}`);
+      expect(committedIds()).toContain(`x-${savepoint}`);
     }
   });
 
