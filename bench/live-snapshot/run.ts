@@ -1,7 +1,9 @@
 // The dashboard live view's snapshot (counts per state, newest intents and events) of one account
 // with a long history, on SQLite with the real migrations: the first snapshot of a store, and one
-// after a burst of new intents ended. ROOT=<tree> times another checkout's store (the same-run
-// baseline: run this tree and the base tree alternately). Not timed in any test.
+// after a burst of new intents ended; and the accounts page's intent counts per account (its first
+// load, before the first snapshot, and one after each burst; BENCH_ACCOUNTS=0 leaves them out, so
+// the first snapshot is the store's very first read). ROOT=<tree> times another checkout's store
+// (the same-run baseline: run this tree and the base tree alternately). Not timed in any test.
 //   bun bench/live-snapshot/run.ts            (BENCH_INTENTS=1000000 by default)
 //   ROOT=/tmp/base bun bench/live-snapshot/run.ts
 import { Database } from 'bun:sqlite';
@@ -13,6 +15,7 @@ const ROOT = resolve(process.env.ROOT ?? join(import.meta.dir, '../..'));
 const N = Number(process.env.BENCH_INTENTS ?? 1_000_000);
 const BURST = Number(process.env.BENCH_BURST ?? 1_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
+const ACCOUNTS = process.env.BENCH_ACCOUNTS !== '0';
 
 const { openSqliteStore } = (await import(join(ROOT, 'src/store/store.ts'))) as typeof import('../../src/store/store');
 const { statesTagged } = (await import(join(ROOT, 'machines/judge.ts'))) as typeof import('../../machines/judge');
@@ -47,8 +50,17 @@ try {
     console.log(`${label}: ${ms.toFixed(2)} ms  (counts ${JSON.stringify(s.counts)})`);
     return ms;
   };
+  const page = (label: string) => {
+    const t = performance.now();
+    const counts = store.repos.intentsOverview.countsByAccount() as Map<string, number>;
+    const ms = performance.now() - t;
+    console.log(`${label}: ${ms.toFixed(2)} ms  (acct_a ${counts.get('acct_a')} intents)`);
+    return ms;
+  };
+  if (ACCOUNTS) page('accounts page, first load');
   time('first snapshot');
   const later: number[] = [];
+  const pages: number[] = [];
   for (let i = 0; i < REPEAT; i++) {
     const w = new Database(path);
     w.exec('BEGIN');
@@ -63,8 +75,11 @@ try {
     w.exec('COMMIT');
     w.close();
     later.push(time(`after ${BURST} more ended (${i + 1})`));
+    if (ACCOUNTS) pages.push(page(`accounts page after ${BURST} more (${i + 1})`));
   }
   later.sort((a, b) => a - b);
+  pages.sort((a, b) => a - b);
+  if (ACCOUNTS) console.log(`median accounts page after a burst: ${pages[Math.floor(pages.length / 2)]!.toFixed(2)} ms`);
   console.log(`median snapshot after a burst: ${later[Math.floor(later.length / 2)]!.toFixed(2)} ms at ${N.toLocaleString('en-US')} intents; load ${(await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')}`);
   store.db.close();
 } finally {

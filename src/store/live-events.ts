@@ -7,7 +7,7 @@
 import type { IntentState, Mode } from '../domain/intent';
 import type { Db } from './db';
 import type { Awaitable, Sync } from './awaitable';
-import { addEntries, createEndedCounts, endedStates, type EndedCounts, type StateCounts } from './ended-counts';
+import { addEntries, endedStates, type EndedCounts, type StateCounts } from './ended-counts';
 import { stateList } from './states';
 
 export interface LiveEventRow {
@@ -138,9 +138,11 @@ export interface LiveEventRepo {
   durable(): Promise<void> | null;
 }
 
-/** `live`: the machine's live states (the rest are the ended ones, counted as ended-counts.ts says). */
-export function createLiveEventRepo(db: Db, live: readonly IntentState[]): Sync<LiveEventRepo, 'durable'> {
-  const kept = createEndedCounts();
+/**
+ * `live`: the machine's live states (the rest are the ended ones, counted as ended-counts.ts says);
+ * `kept`: their kept counts, which the accounts page's first count fills too (intents-overview.ts).
+ */
+export function createLiveEventRepo(db: Db, live: readonly IntentState[], kept: EndedCounts): Sync<LiveEventRepo, 'durable'> {
   return {
     maxSeq: () => maxEventSeq(db),
     after: (accountId, mode, afterSeq, limit, intentId = null) => liveEventsAfter(db, accountId, mode, afterSeq, limit, intentId),

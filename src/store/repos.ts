@@ -6,6 +6,7 @@ import { createApiKeyRepo, type ApiKeyRepo } from './api-keys';
 import type { Sync } from './awaitable';
 import { sqliteClaims } from './claim-slots';
 import type { Db } from './db';
+import { createEndedCounts } from './ended-counts';
 import { createDetectionRepo, type DetectionRepo, type DetectionStates } from './detection';
 import { createEventRepo, type EventRepo } from './events';
 import { createIdempotencyRepo, type IdempotencyRepo } from './idempotency';
@@ -45,14 +46,16 @@ export type Repos = StoreRepos;
 
 /** The repositories HTTP code and the webhook verbs read, on SQLite (synchronous; CLI and tests). `states`: the machine's tag sets (states.ts). */
 export function createRepos(db: Db, states: DetectionStates) {
+  // The live view's kept ended counts, which the accounts page's first count fills too.
+  const ended = createEndedCounts();
   return {
     accounts: createAccountRepo(db),
     apiKeys: createApiKeyRepo(db),
     endpoints: createWebhookEndpointRepo(db),
     deliveries: createDeliveryRepo(db),
     events: createEventRepo(db),
-    liveEvents: createLiveEventRepo(db, states.live),
-    intentsOverview: createIntentsOverviewRepo(db),
+    liveEvents: createLiveEventRepo(db, states.live, ended),
+    intentsOverview: createIntentsOverviewRepo(db, states.live, ended),
   };
 }
 

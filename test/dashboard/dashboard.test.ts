@@ -178,6 +178,36 @@ describe('dashboard', () => {
     expect(foreign.text).toContain(`No intent ${bLive} to start after.`);
   });
 
+  it("the accounts page's intent counts stay right across creates and state changes (kept between loads, not recounted)", async () => {
+    const one = await s.account({ name: 'Counted one' });
+    const two = await s.account({ name: 'Counted two', mode: 'live' });
+    const b = await login(s.url);
+    const count = async (accountId: string) => {
+      const page = await b.get('/dashboard');
+      expect(page.status).toBe(200);
+      const m = new RegExp(`<a href="/dashboard/accounts/${accountId}"><code>${accountId}</code></a></td><td>[^<]*</td><td>[^<]*</td><td>(\\d+)</td>`).exec(page.text);
+      if (!m) throw new Error(`no row for ${accountId} on the accounts page`);
+      return Number(m[1]);
+    };
+    expect(await count(one.accountId)).toBe(0);
+    // (Two's key is a live one: a mainnet chain.)
+    const create = async (key: string) => {
+      const c = await s.api(key).post('/v1/intents', intentBody(key === two.key ? { chain: 'eip155:8453' } : {}));
+      expect(c.status).toBe(201);
+      return c.body.intent.id as string;
+    };
+    const first = await create(one.key);
+    await create(one.key);
+    await create(two.key);
+    expect([await count(one.accountId), await count(two.accountId)]).toEqual([2, 1]);
+    // A state change moves no intent in or out of its account's count.
+    expect((await s.api(one.key).post(`/v1/intents/${first}/cancel`)).status).toBe(200);
+    expect([await count(one.accountId), await count(two.accountId)]).toEqual([2, 1]);
+    await create(two.key);
+    await create(one.key);
+    expect([await count(one.accountId), await count(two.accountId)]).toEqual([3, 2]);
+  });
+
   it('lists an intent created through the API and shows its timeline and lifecycle drawing', async () => {
     const { key, accountId } = await s.account();
     const api = s.api(key);

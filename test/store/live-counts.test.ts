@@ -2,7 +2,9 @@
 // mode, by its state now), after lifecycles run through the real runtime and machine: a count of
 // the ended states is kept per store and moved by the events since (src/store/ended-counts.ts),
 // so this fails if an entry into an ended state ever writes no event, or two, or one of another
-// name, or if an ended state could be left. Both engines; the plans: live-count-plans.test.ts.
+// name, or if an ended state could be left. The accounts page's counts per account (kept on SQLite
+// as of the highest intent seq, src/store/intents-overview.ts, whose first count also fills the
+// ended counts) against every intent. Both engines; the plans: live-count-plans.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { Tx } from '../../src/actors/runtime';
 import type { Core } from '../../src/compose';
@@ -53,6 +55,10 @@ describe('live view counts per state', () => {
         return Object.fromEntries(Object.entries(s.counts).filter(([, n]) => n !== 0));
       };
       const other = 'acct_other';
+      const perAccount = async () => {
+        const rows = await raw.all<{ accountId: string; n: number | string }>('SELECT account_id AS "accountId", COUNT(*) AS n FROM intents GROUP BY account_id');
+        return new Map(rows.map((r) => [r.accountId, Number(r.n)]));
+      };
       for (let round = 0; round < 3; round++) {
         for (const steps of LIFECYCLES) {
           const row = await pendingIntent(core, {}, false);
@@ -62,7 +68,10 @@ describe('live view counts per state', () => {
         }
         for (const steps of SUBMITTED) await walk(core, await pendingIntent(core), steps);
         const accountId = (await pendingIntent(core, {}, false)).accountId;
-        // The first snapshot counts the ended intents; the later ones add the entries since.
+        // The accounts page first (its first count hands the snapshot the ended counts), then the
+        // snapshots: the first counts the ended intents or takes them from there, the later ones
+        // add the entries since.
+        expect(await core.store.repos.intentsOverview.countsByAccount()).toEqual(await perAccount());
         expect(await snapshotCounts(accountId, 'test')).toEqual(await definition(accountId, 'test'));
         expect(await snapshotCounts(other, 'test')).toEqual(await definition(other, 'test'));
         expect(await snapshotCounts(accountId, 'live')).toEqual({});
