@@ -5,35 +5,26 @@
 // create with a key keeps its savepoint (a key stored meanwhile rolls back only that create). A real
 // SQLite file with the real migrations; the failure is a real trigger's.
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/actors/runtime';
-import { openSqliteStore, type SqliteStore } from '../../src/store/store';
+import type { SqliteStore } from '../../src/store/store';
 import { storedIntent } from '../support/db';
-import { STORE_STATES } from '../support/engines';
+import { storeFiles } from '../support/store-files';
 
-const cleanup: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+const stores = storeFiles('create-savepoint');
 
 function setup(): { store: SqliteStore; runtime: Runtime; seen: Array<unknown>; path: string; runs: () => number } {
-  const dir = mkdtempSync(join(tmpdir(), 'payforge-create-savepoint-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, 'payforge.db');
-  const store = openSqliteStore(path, { states: STORE_STATES, log: () => {} });
+  const path = stores.path();
+  const store = stores.open(path);
   // Each run of a write function (one that rolled back with its batch runs again).
   let runs = 0;
-  cleanup.push(() => store.close());
   const seen: unknown[] = [];
   const runtime = createRuntime({
     transact: (fn, opts) => (seen.push(opts), store.transact((repos) => (runs++, fn(repos)), opts)),
     intents: { liveHeadsPage: (after, limit) => store.repos.intents.liveHeadsPage(after, limit), get: (id) => store.repos.intents.get(id) },
     onDeliveriesQueued: () => {},
   });
-  cleanup.push(() => runtime.stop());
+  stores.later(() => runtime.stop());
   return { store, runtime, seen, path, runs: () => runs };
 }
 
@@ -61,7 +52,7 @@ describe('a create and its savepoint', () => {
       WHEN (SELECT reference FROM intents WHERE id = NEW.intent_id) = 'boom' BEGIN SELECT RAISE(ABORT, 'event refused'); END`);
     // Another connection sees only what is committed.
     const reader = new Database(path, { readonly: true });
-    cleanup.push(() => reader.close());
+    stores.later(() => reader.close());
     const committed = () => (reader.query('SELECT reference FROM intents ORDER BY seq').all() as Array<{ reference: string }>).map((r) => r.reference);
     const seenAtAnswer: Record<string, string[]> = {};
     const refs = ['before1', 'before2', 'boom', 'after'];

@@ -5,29 +5,16 @@
 // create's own answer arrives: the create's copy of the row is then the older one and must not
 // be followed over the newer (a closed intent would be followed as live again, its deadline
 // re-armed, the chain watch handed a stale row). A real SQLite file, the real writer thread.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/actors/runtime';
 import type { StoredIntent } from '../../src/store/intents';
-import { openSqliteStore, type SqliteStore } from '../../src/store/store';
+import type { SqliteStore } from '../../src/store/store';
 import { until } from '../support/core';
 import { storedIntent } from '../support/db';
-import { STORE_STATES } from '../support/engines';
+import { storeFiles } from '../support/store-files';
 
-const cleanup: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
-
-function open(): SqliteStore {
-  const dir = mkdtempSync(join(tmpdir(), 'payforge-create-follow-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openSqliteStore(join(dir, 'payforge.db'), { states: STORE_STATES, log: () => {}, writerThread: true });
-  cleanup.push(() => store.close());
-  return store;
-}
+const stores = storeFiles('create-follow');
+const open = (): SqliteStore => stores.open(stores.path(), { writerThread: true });
 
 const followed = (runtime: Runtime) => {
   const ids: string[] = [];
@@ -63,7 +50,7 @@ it('a create is followed from its commit (its deadline fires), but not over a ne
       },
     }),
   });
-  cleanup.push(() => runtime.stop());
+  stores.later(() => runtime.stop());
 
   // Followed from the commit: its deadline (300 ms) fires and expires it; no scan runs here.
   const plain = await runtime.create({ fields: fields(300), idempotency: null });

@@ -5,32 +5,16 @@
 // that write no intent (the webhook dispatcher thread's, all the time under load) do not count.
 // A real SQLite file with the real migrations, WAL sync and checkpoint worker; the other writer
 // is a second connection.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime, type Tx } from '../../src/actors/runtime';
-import { openSqliteStore, type SqliteStore } from '../../src/store/store';
+import type { SqliteStore } from '../../src/store/store';
 import { until } from '../support/core';
 import { storedIntent } from '../support/db';
-import { STORE_STATES } from '../support/engines';
+import { storeFiles } from '../support/store-files';
 
-const cleanup: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
-
-function files(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'payforge-scan-skip-'));
-  cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'payforge.db');
-}
-
-function open(path: string, oneShot = false): SqliteStore {
-  const store = openSqliteStore(path, { states: STORE_STATES, log: () => {}, oneShot });
-  cleanup.push(() => store.close());
-  return store;
-}
+const stores = storeFiles('scan-skip');
+const files = stores.path;
+const open = (path: string, oneShot = false): SqliteStore => stores.open(path, { oneShot });
 
 function fresh() {
   const now = Date.now();
@@ -146,7 +130,7 @@ describe('the periodic live scan on SQLite', () => {
         return store.changedElsewhere();
       },
     });
-    cleanup.push(async () => runtime.stop());
+    stores.later(() => runtime.stop());
     expect(await runtime.rehydrateLive()).toBe(0);
     expect(reads).toBe(1);
 

@@ -8,48 +8,37 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli, startServe } from '../support/cli';
-import { rawSql, type RawSql } from '../support/raw-sql';
-import { startReceiver, type Receiver } from '../support/receiver';
-import { freshTestDatabase, testEngine, type TestDatabase } from '../support/test-store';
+import { runCli } from '../support/cli';
+import type { RawSql } from '../support/raw-sql';
+import type { Receiver } from '../support/receiver';
+import { type Serve, type ServeRig, serveRig } from '../support/serve-rig';
+import { testEngine, type TestDatabase } from '../support/test-store';
 
-type Serve = Awaited<ReturnType<typeof startServe>>;
+let rig: ServeRig;
 let tdb: TestDatabase;
 let rx: Receiver;
 let sql: RawSql;
 let args: string[];
 let key: string;
 let current: Serve;
-const servers: Serve[] = [];
 const sqlite = testEngine() === 'sqlite';
 
 beforeAll(async () => {
-  tdb = await freshTestDatabase();
-  rx = startReceiver();
+  rig = await serveRig();
+  ({ tdb, rx, sql } = rig);
   const config = join(tdb.dir, 'config.json');
   // The storm below sends more creates than one key's default rate limit admits in a burst.
   writeFileSync(config, JSON.stringify({ webhooks: { pollIntervalMs: 200, timeoutMs: 2000, leaseMs: 1000 }, rateLimit: { perSecond: 1_000_000, burst: 1_000_000 }, intents: { defaultTtlSeconds: 900, minTtlSeconds: 1, maxTtlSeconds: 604800 }, sqlite: { writerThread: true } }));
   args = ['serve', '--bootstrap', '--db', tdb.db, '--config', config, '--port', '0'];
-  sql = rawSql(tdb.db);
   current = await serve();
   key = current.testKey!;
   const [account] = await sql.all<{ id: string }>('SELECT id FROM accounts');
   const set = await runCli(['webhooks', 'set-endpoint', '--db', tdb.db, '--config', config, '--account', account!.id, '--mode', 'test', '--url', rx.url('/hooks')]);
   expect(set.code, set.stderr).toBe(0);
 });
-afterAll(async () => {
-  for (const s of servers) s.proc.kill('SIGKILL');
-  await Promise.all(servers.map((s) => s.proc.exited));
-  await sql.close();
-  await rx.close();
-  tdb.dispose();
-});
+afterAll(() => rig.close());
 
-async function serve(): Promise<Serve> {
-  const s = await startServe(args);
-  servers.push(s);
-  return s;
-}
+const serve = (): Promise<Serve> => rig.serve(args);
 
 const BODY = { chain: 'eip155:84532', token: 'USDC', amount: '1.25', requestor: `0x${'22'.repeat(20)}` };
 
@@ -74,6 +63,15 @@ async function stored(ids: string[]): Promise<Map<string, { state: string; event
   );
   const want = new Set(ids);
   return new Map(rows.filter((r) => want.has(r.id)).map((r) => [r.id, { state: r.state, events: Number(r.events), deliveries: Number(r.deliveries) }]));
+}
+
+/** Restart on the same database: every answered create is there with its event and delivery, and the restarted server creates as before. */
+async function restartedWithEvery(acked: string[]): Promise<void> {
+  current = await serve();
+  const rows = await stored(acked);
+  expect(rows.size).toBe(acked.length);
+  for (const r of rows.values()) expect(r).toEqual({ state: 'created', events: 1, deliveries: 1 });
+  expect((await create(current)).status).toBe(201);
 }
 
 it('creates read back with their event and delivery, and their intent.created webhooks arrive', async () => {
@@ -195,12 +193,7 @@ it('a kill -9 during a storm of creates loses no answered create: each is stored
   await current.proc.exited;
   await Promise.all(workers);
 
-  current = await serve();
-  const rows = await stored(acked);
-  expect(rows.size).toBe(acked.length);
-  for (const r of rows.values()) expect(r).toEqual({ state: 'created', events: 1, deliveries: 1 });
-  // And the restarted server creates as before.
-  expect((await create(current)).status).toBe(201);
+  await restartedWithEvery(acked);
 }, 90_000);
 
 it('a SIGTERM during a storm of creates stops cleanly: every answered create is stored with its event and delivery, no request is left hanging', async () => {
@@ -228,9 +221,5 @@ it('a SIGTERM during a storm of creates stops cleanly: every answered create is 
   expect(await current.proc.exited).toBe(0);
   await Promise.all(workers);
 
-  current = await serve();
-  const rows = await stored(acked);
-  expect(rows.size).toBe(acked.length);
-  for (const r of rows.values()) expect(r).toEqual({ state: 'created', events: 1, deliveries: 1 });
-  expect((await create(current)).status).toBe(201);
+  await restartedWithEvery(acked);
 }, 90_000);

@@ -2,31 +2,15 @@
 // the watch reads the highest intent seq beside the count, so an insert by any other connection is
 // still seen, and the create's INSERT runs with no trigger program (no UPDATE, no statement journal).
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INTENT_COLUMNS } from '../../src/store/intent-row';
-import { openSqliteStore, type SqliteStore } from '../../src/store/store';
+import type { SqliteStore } from '../../src/store/store';
 import { storedIntent } from '../support/db';
-import { STORE_STATES } from '../support/engines';
+import { storeFiles } from '../support/store-files';
 
-const cleanup: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
-
-function files(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'payforge-changed-elsewhere-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'payforge.db');
-}
-
-function open(path: string, oneShot = false): SqliteStore {
-  const store = openSqliteStore(path, { states: STORE_STATES, log: () => {}, oneShot });
-  cleanup.push(() => store.close());
-  return store;
-}
+const stores = storeFiles('changed-elsewhere');
+const files = stores.path;
+const open = (path: string, oneShot = false): SqliteStore => stores.open(path, { oneShot });
 
 const count = (s: SqliteStore) => (s.db.sqlite.query('SELECT n FROM intent_writes WHERE k = 0').get() as { n: number }).n;
 
@@ -65,7 +49,7 @@ describe('intent writes seen from elsewhere without an INSERT trigger (0017)', (
     const seq = top();
     // Another process removes the newest intent and writes one: the same highest seq again.
     const other = new Database(path, { strict: true });
-    cleanup.push(() => other.close());
+    stores.later(() => other.close());
     other.exec('PRAGMA busy_timeout = 5000');
     other.query('DELETE FROM intents WHERE id = ?').run(a.id);
     await open(path, true).transact(async (tx) => tx.intents.insert(storedIntent()));

@@ -2,20 +2,13 @@
 // the chain's live intents that hold a transaction and the ambiguous payments, never by reading every payment the chain
 // ever had (that grew with every payment and ran on every poll). SQLite's plan and PostgreSQL's,
 // each with the real migrations; what the read returns: test/store/detection.test.ts.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { unfinalizedMatchesSql } from '../../src/store/detection';
 import { pgUnfinalizedMatchesSql } from '../../src/store/pg/detection';
 import { STORE_STATES } from '../support/engines';
-import { tempDb, type TempDb } from '../support/db';
-import { type PgTestDb, pgTestDb } from './pg/db';
+import { pgPlan, planDbs, sqlitePlan } from '../support/plan-dbs';
 
-let t: TempDb | null = null;
-let pg: PgTestDb | null = null;
-afterEach(async () => {
-  t?.dispose();
-  await pg?.dispose();
-  t = pg = null;
-});
+const dbs = planDbs();
 
 // 5,000 finalized intents each with its matched payment, and a few live ones: what a busy chain holds.
 const FILL_INTENTS = `INSERT INTO intents (id, account_id, mode, chain, token, token_address, decimals, amount_base_units, requestor,
@@ -29,16 +22,8 @@ const FILL_PAYMENTS = `INSERT INTO payments (id, account_id, mode, chain, token,
 
 describe('unfinalized matches: the plan of the per-poll read', () => {
   it('SQLite: live intents holding a transaction through intents_live_tx (never every live intent), ambiguous payments through payments_ambiguous, no scan of payments', () => {
-    t = tempDb();
-    const s = t.db.sqlite;
-    const series = 'WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < 5000) ';
-    s.exec(`${series}${FILL_INTENTS.replaceAll('FALSE', '0')} FROM s`);
-    s.exec(`${series}${FILL_PAYMENTS} FROM s`);
-    s.exec('ANALYZE');
-    const plan = s
-      .query<{ detail: string }, [string]>(`EXPLAIN QUERY PLAN ${unfinalizedMatchesSql(STORE_STATES)}`)
-      .all('eip155:84532')
-      .map((r) => r.detail);
+    const s = dbs.sqlite(5000, FILL_INTENTS, FILL_PAYMENTS);
+    const plan = sqlitePlan(s, unfinalizedMatchesSql(STORE_STATES), 'eip155:84532');
     expect(plan.some((d) => /SEARCH i USING COVERING INDEX intents_live_tx \(chain=\? AND tx_signature>\?\)/.test(d))).toBe(true);
     expect(plan.some((d) => /SEARCH p USING INDEX payments_ambiguous \(chain=\?\)/.test(d))).toBe(true);
     // Payments only by one transaction (payments_tx on both columns) or as an ambiguous one: never a
@@ -47,14 +32,8 @@ describe('unfinalized matches: the plan of the per-poll read', () => {
   });
 
   it('PostgreSQL: no sequential scan of payments or intents', async () => {
-    pg = await pgTestDb();
-    const series = ' FROM generate_series(1, 5000) g';
-    await pg.sql.unsafe(FILL_INTENTS + series);
-    await pg.sql.unsafe(FILL_PAYMENTS + series);
-    await pg.sql`ANALYZE`;
-    const plan = (await pg.sql.unsafe(`EXPLAIN ${pgUnfinalizedMatchesSql(STORE_STATES)}`, ['eip155:84532']))
-      .map((r: Record<string, string>) => r['QUERY PLAN'])
-      .join('\n');
+    const pg = await dbs.pg(5000, FILL_INTENTS, FILL_PAYMENTS);
+    const plan = await pgPlan(pg, pgUnfinalizedMatchesSql(STORE_STATES), ['eip155:84532']);
     expect(plan).not.toMatch(/Seq Scan on (payments|intents)/);
     expect(plan).toMatch(/payments_ambiguous/);
     expect(plan).toMatch(/intents_live_tx/);

@@ -2,21 +2,14 @@
 // size: the live states and the entries into an ended state since a kept count are index ranges
 // of the account (never every intent it ever had, which a dashboard page load read before). The
 // counts against their definition: test/store/live-counts.test.ts. SQLite's plan and PostgreSQL's.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEndedCounts, MIN_EVENTS_SINCE } from '../../src/store/ended-counts';
 import { countSql } from '../../src/store/live-events';
 import { pgCountSql } from '../../src/store/pg/live-events';
 import { STORE_STATES } from '../support/engines';
-import { tempDb, type TempDb } from '../support/db';
-import { type PgTestDb, pgTestDb } from './pg/db';
+import { pgPlan, planDbs, sqlitePlan } from '../support/plan-dbs';
 
-let t: TempDb | null = null;
-let pg: PgTestDb | null = null;
-afterEach(async () => {
-  t?.dispose();
-  await pg?.dispose();
-  t = pg = null;
-});
+const dbs = planDbs();
 
 // 20,000 ended intents of one account, a few live, each with its ended event: an account with history.
 const FILL_INTENTS = `INSERT INTO intents (id, account_id, mode, chain, token, token_address, decimals, amount_base_units, requestor,
@@ -29,18 +22,9 @@ const N = 20_000;
 
 describe('live view counts: the plans', () => {
   it('SQLite: ranges of intents_account_state per live state and of event positions, never a scan', () => {
-    t = tempDb();
-    const s = t.db.sqlite;
-    const series = `WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < ${N}) `;
-    s.exec(`${series}${FILL_INTENTS.replaceAll('FALSE', '0')} FROM s`);
-    s.exec(`${series}${FILL_EVENTS} FROM s`);
-    s.exec('ANALYZE');
+    const s = dbs.sqlite(N, FILL_INTENTS, FILL_EVENTS);
     const sql = countSql(STORE_STATES.live);
-    const plan = (text: string, ...params: Array<string | number>) =>
-      s
-        .query<{ detail: string }, Array<string | number>>(`EXPLAIN QUERY PLAN ${text}`)
-        .all(...params)
-        .map((r) => r.detail);
+    const plan = (text: string, ...params: Array<string | number>) => sqlitePlan(s, text, ...params);
     expect(plan(sql.live, 'acct_a', 'test')).toEqual(['SEARCH intents USING COVERING INDEX intents_account_state (account_id=? AND mode=? AND state=?)']);
     // A range of event positions: of this account's (events_account) or of all (the rowid), as the
     // statistics say; both read only the events since the kept count (MAX_EVENTS_SINCE at most).
@@ -51,14 +35,9 @@ describe('live view counts: the plans', () => {
   });
 
   it('PostgreSQL: index scans of the live intents and of a range of event positions, no sequential scan', async () => {
-    pg = await pgTestDb();
-    const series = ` FROM generate_series(1, ${N}) g`;
-    await pg.sql.unsafe(FILL_INTENTS + series);
-    await pg.sql.unsafe(FILL_EVENTS + series);
-    await pg.sql`ANALYZE`;
+    const pg = await dbs.pg(N, FILL_INTENTS, FILL_EVENTS);
     const sql = pgCountSql(STORE_STATES.live);
-    const plan = async (text: string, params: Array<string | number>) =>
-      (await pg!.sql.unsafe(`EXPLAIN ${text}`, params)).map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    const plan = (text: string, params: Array<string | number>) => pgPlan(pg, text, params);
     // The live intents: of this account (intents_account_state) or of all (the partial index intents_live).
     const live = await plan(sql.live, ['acct_a', 'test']);
     expect(live).toMatch(/Index (Only )?Scan using (intents_account_state|intents_live) on intents/);

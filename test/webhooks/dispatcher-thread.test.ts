@@ -11,10 +11,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.types';
 import type { Dispatcher } from '../../src/webhooks/dispatcher';
 import { startDispatcherThread } from '../../src/webhooks/dispatcher-thread';
-import { runCli, startServe } from '../support/cli';
-import { rawSql, type RawSql } from '../support/raw-sql';
-import { startReceiver, type Receiver } from '../support/receiver';
-import { freshTestDatabase, type TestDatabase } from '../support/test-store';
+import { runCli } from '../support/cli';
+import type { RawSql } from '../support/raw-sql';
+import type { Receiver } from '../support/receiver';
+import { type Serve, type ServeRig, serveRig } from '../support/serve-rig';
+import type { TestDatabase } from '../support/test-store';
 import { until } from './factory';
 
 /** Poll an async read until `pred` holds (a deadline, never a fixed sleep). */
@@ -28,18 +29,17 @@ async function eventually<T>(read: () => Promise<T>, pred: (v: T) => boolean, ti
   }
 }
 
-type Serve = Awaited<ReturnType<typeof startServe>>;
+let rig: ServeRig;
 let tdb: TestDatabase;
 let rx: Receiver;
 let sql: RawSql;
 let config: string;
 let polling: string;
 let args: string[];
-const servers: Serve[] = [];
 
 beforeAll(async () => {
-  tdb = await freshTestDatabase();
-  rx = startReceiver();
+  rig = await serveRig();
+  ({ tdb, rx, sql } = rig);
   config = join(tdb.dir, 'config.json');
   // A send outlives the moment the test stops or kills the server (10 s, with room for a loaded
   // suite: at 4 s a held send once timed out and was recorded before the kill), so both land mid-send;
@@ -50,21 +50,10 @@ beforeAll(async () => {
   // The restart after the kill finds the rows whose leases ran out by polling.
   polling = join(tdb.dir, 'polling.json');
   writeFileSync(polling, JSON.stringify({ webhooks: { pollIntervalMs: 100, timeoutMs: 10_000, leaseMs: 1000 } }));
-  sql = rawSql(tdb.db);
 });
-afterAll(async () => {
-  for (const s of servers) s.proc.kill('SIGKILL');
-  await Promise.all(servers.map((s) => s.proc.exited));
-  await sql.close();
-  await rx.close();
-  tdb.dispose();
-});
+afterAll(() => rig.close());
 
-async function serve(configFile = config): Promise<Serve> {
-  const s = await startServe(args.map((a) => (a === config ? configFile : a)));
-  servers.push(s);
-  return s;
-}
+const serve = (configFile = config): Promise<Serve> => rig.serve(args.map((a) => (a === config ? configFile : a)));
 
 async function createIntents(s: Serve, key: string, n: number): Promise<string[]> {
   const ids: string[] = [];
