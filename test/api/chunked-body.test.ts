@@ -1,12 +1,11 @@
 // Bodies that declare no size (chunked) are bounded too: 413 with the envelope, not a crash.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { intentBody, startTestServer, type TestServer } from '../support/server';
+import { intentBody, startServerWithKey, type TestServer } from '../support/server';
 
 let s: TestServer;
 let key: string;
 beforeAll(async () => {
-  s = await startTestServer();
-  key = (await s.account()).key;
+  ({ s, key } = await startServerWithKey());
 });
 afterAll(async () => s.stop());
 

@@ -4,14 +4,13 @@
 // concurrent creates (one group-commit batch renders them all before any is answered) and for a
 // replay of an idempotent one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { intentBody, startTestServer, type TestServer } from '../support/server';
+import { intentBody, startServerWithKey, type TestServer } from '../support/server';
 import { eventsOf } from '../support/api';
 
 let s: TestServer;
 let key: string;
 beforeAll(async () => {
-  s = await startTestServer();
-  key = (await s.account()).key;
+  ({ s, key } = await startServerWithKey());
 });
 afterAll(async () => s.stop());
 

@@ -4,15 +4,13 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/api';
-import { intentBody, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { type ApiClient, intentBody, startServerWithKey, type TestServer } from '../support/server';
 
 let s: TestServer;
 let api: ApiClient;
 let key: string;
 beforeAll(async () => {
-  s = await startTestServer();
-  key = (await s.account()).key;
-  api = s.api(key);
+  ({ s, key, api } = await startServerWithKey());
 });
 afterAll(async () => s.stop());
 

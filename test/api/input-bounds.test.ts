@@ -4,13 +4,12 @@
 // a 401.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/api';
-import { client, EVM_ADDR, intentBody, SOL_ADDR, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { type ApiClient, client, EVM_ADDR, intentBody, SOL_ADDR, SOLANA_DEVNET, startServerWithKey, startTestServer, type TestServer } from '../support/server';
 
 let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
-  s = await startTestServer();
-  api = s.api((await s.account()).key);
+  ({ s, api } = await startServerWithKey());
 });
 afterAll(async () => s.stop());
 

@@ -3,15 +3,13 @@
 // "constructor", and a JSON API takes JSON only (415 for forms and multipart).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/api';
-import { intentBody, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { type ApiClient, intentBody, startServerWithKey, type TestServer } from '../support/server';
 
 let s: TestServer;
 let api: ApiClient;
 let key: string;
 beforeAll(async () => {
-  s = await startTestServer();
-  key = (await s.account()).key;
-  api = s.api(key);
+  ({ s, key, api } = await startServerWithKey());
 });
 afterAll(async () => s.stop());
 

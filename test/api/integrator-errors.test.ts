@@ -5,13 +5,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { INTENT_STATES } from '../../src/domain/intent';
 import { PAYMENT_STATUSES } from '../../src/domain/payment';
 import { expectError } from '../support/api';
-import { BASE_MAINNET, BASE_SEPOLIA, EVM_ADDR2, intentBody, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { type ApiClient, BASE_MAINNET, BASE_SEPOLIA, EVM_ADDR2, intentBody, startServerWithKey, type TestServer } from '../support/server';
 
 let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
-  s = await startTestServer();
-  api = s.api((await s.account({ plan: 'pro' })).key);
+  ({ s, api } = await startServerWithKey({ plan: 'pro' }));
 });
 afterAll(async () => s.stop());
 

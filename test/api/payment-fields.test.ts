@@ -4,13 +4,12 @@
 import { getAddressEncoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsOf } from '../support/api';
-import { EVM_ADDR, intentBody, SOL_ADDR, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { type ApiClient, EVM_ADDR, intentBody, SOL_ADDR, SOLANA_DEVNET, startServerWithKey, type TestServer } from '../support/server';
 
 let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
-  s = await startTestServer();
-  api = s.api((await s.account({ name: 'Acme Coffee & Co' })).key);
+  ({ s, api } = await startServerWithKey({ name: 'Acme Coffee & Co' }));
 });
 afterAll(async () => s.stop());
 

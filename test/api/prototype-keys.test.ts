@@ -3,15 +3,14 @@
 // are ordinary unknown (or ordinary) names: a precise 4xx or a plain value, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/api';
-import { intentBody, SOL_ADDR, SOLANA_DEVNET, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { type ApiClient, intentBody, SOL_ADDR, SOLANA_DEVNET, startServerWithKey, startTestServer, type TestServer } from '../support/server';
 
 const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
 
 let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
-  s = await startTestServer();
-  api = s.api((await s.account()).key);
+  ({ s, api } = await startServerWithKey());
 });
 afterAll(async () => s.stop());
 

@@ -3,14 +3,13 @@
 // refund is refused; concurrent refunds have one winner; `refundedBy` names the newest and
 // `refunds` lists every refund, oldest first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVM_ADDR2, intentBody, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { type ApiClient, EVM_ADDR2, intentBody, startServerWithKey, type TestServer } from '../support/server';
 import { expectError } from '../support/api';
 
 let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
-  s = await startTestServer();
-  api = s.api((await s.account({ plan: 'pro' })).key);
+  ({ s, api } = await startServerWithKey({ plan: 'pro' }));
 });
 afterAll(async () => {
   await s.stop();

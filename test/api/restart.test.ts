@@ -2,14 +2,13 @@
 // actors, overdue ones expire at boot with their intent.expired event, others keep waiting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withRawSql } from '../support/raw-sql';
-import { intentBody, startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { type ApiClient, intentBody, startServerWithKey, type TestServer } from '../support/server';
 import { eventsOf, eventTypes, waitFor } from '../support/api';
 
 let s: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
-  s = await startTestServer();
-  api = s.api((await s.account()).key);
+  ({ s, api } = await startServerWithKey());
 });
 afterAll(async () => s.stop());
 

@@ -129,6 +129,16 @@ export async function startTestServer(overrides?: DeepPartial<Config>, opts: { b
   return ts;
 }
 
+/** A test server and one account's key and client: what most API test files start with. */
+export async function startServerWithKey(
+  account?: Parameters<TestServer['account']>[0],
+  overrides?: DeepPartial<Config>,
+): Promise<{ s: TestServer; key: string; accountId: string; api: ApiClient }> {
+  const s = await startTestServer(overrides);
+  const { key, accountId } = await s.account(account);
+  return { s, key, accountId, api: s.api(key) };
+}
+
 export const BASE_SEPOLIA = 'eip155:84532';
 export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 export const TEMPO_MODERATO = 'eip155:42431';
