@@ -42,7 +42,7 @@ function runBatch(batch: NewIntentWrite[]): NewIntentOutcome[] {
     return writes!.run(batch);
   } catch (e) {
     // An I/O error at COMMIT is a failed fsync of the WAL (synchronous=FULL): after one the page
-    // cache cannot be trusted (as the group committer's failed WAL sync, src/store/group-commit.ts).
+    // cache cannot be trusted (as the group committer's failed WAL sync, src/store/commit-sync.ts).
     if (String((e as { code?: unknown }).code ?? '').startsWith('SQLITE_IOERR')) {
       fatal = e;
       gate!.failed();
