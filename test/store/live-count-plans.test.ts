@@ -1,9 +1,11 @@
 // The plans of the live view's counts per state (src/store/ended-counts.ts), on tables of a real
 // size: the live states and the entries into an ended state since a kept count are index ranges
 // of the account (never every intent it ever had, which a dashboard page load read before). The
-// counts against their definition: test/store/live-counts.test.ts. SQLite's plan and PostgreSQL's.
+// counts against their definition: test/store/live-counts.test.ts. SQLite's plan and PostgreSQL's;
+// and on SQLite the accounts page's count of the intents since its kept count (intents-overview.ts).
 import { describe, expect, it } from 'vitest';
 import { createEndedCounts, MIN_EVENTS_SINCE } from '../../src/store/ended-counts';
+import { COUNT_SINCE_SQL } from '../../src/store/intents-overview';
 import { countSql } from '../../src/store/live-events';
 import { pgCountSql } from '../../src/store/pg/live-events';
 import { STORE_STATES } from '../support/engines';
@@ -32,6 +34,14 @@ describe('live view counts: the plans', () => {
     expect(entered[0]).toMatch(/^SEARCH events USING (INDEX events_account \(account_id=\? AND mode=\? AND seq>\? AND seq<\?\)|INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\))$/);
     // (At most one group per ended state.)
     expect(entered.slice(1)).toEqual(['USE TEMP B-TREE FOR GROUP BY']);
+  });
+
+  it("SQLite: the accounts page counts the intents since its kept count by a range of the rowid, not every intent", () => {
+    const s = dbs.sqlite(N, FILL_INTENTS);
+    // Before and after the statistics: without them the planner took intents_account_list whole.
+    expect(sqlitePlan(s, COUNT_SINCE_SQL, N - 10)).toEqual(['SEARCH intents USING INTEGER PRIMARY KEY (rowid>?)', 'USE TEMP B-TREE FOR GROUP BY']);
+    s.exec('DELETE FROM sqlite_stat1; ANALYZE sqlite_schema');
+    expect(sqlitePlan(s, COUNT_SINCE_SQL, N - 10)).toEqual(['SEARCH intents USING INTEGER PRIMARY KEY (rowid>?)', 'USE TEMP B-TREE FOR GROUP BY']);
   });
 
   it('PostgreSQL: index scans of the live intents and of a range of event positions, no sequential scan', async () => {
