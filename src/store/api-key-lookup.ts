@@ -3,6 +3,7 @@
 import type { Statement } from 'bun:sqlite';
 import type { Caller } from '../domain/caller';
 import type { Mode } from '../domain/intent';
+import { configWrites } from './config-writes';
 import type { Db } from './db';
 
 export interface ActiveKey {
@@ -16,13 +17,14 @@ export interface ActiveKey {
 // Every authenticated request looks its key up, so positive answers are remembered per open
 // database (a WeakMap: a closed Db does not leak them) and forgotten whenever they could be stale:
 // at once on a revoke or plan change through this connection (forgetKeys), and on the first
-// look-up of each event-loop turn when another connection (the CLI, another process, a thread of
-// this one) committed since the last turn's look: SQLite's `PRAGMA data_version` on this
-// connection moves only then. One data_version read per turn, shared by every request of the
-// turn, instead of one key look-up per request (README Decisions: API key cache).
+// look-up of each event-loop turn when any connection (the CLI, another process, this one) wrote
+// API keys or accounts since the last turn's look: the count of such writes that migration 0018's
+// triggers keep (config-writes.ts) moved. One read of it per turn, shared by every request of the
+// turn, instead of one key look-up per request (README Decisions: API key cache). It was
+// `PRAGMA data_version`, which moves on ANY other connection's commit: under webhook traffic the
+// dispatcher thread commits all the time, and the next turn read its keys again after each.
 interface KeyLookup {
   find: Statement<ActiveKey, [string]>;
-  version: Statement<{ data_version: number }, []>;
   seen: number;
   /** True from the turn's first look-up until the turn's end (a setImmediate clears it). */
   checked: boolean;
@@ -43,7 +45,6 @@ function lookupOf(db: Db): KeyLookup {
            FROM api_keys k
           WHERE k.hash = ? AND k.revoked_at IS NULL`,
       ),
-      version: db.sqlite.prepare<{ data_version: number }, []>('PRAGMA data_version'),
       seen: Number.NaN,
       checked: false,
       known: new Map(),
@@ -65,7 +66,7 @@ export function findActiveKeyByHash(db: Db, sha256hex: string): ActiveKey | null
     setImmediate(() => {
       l.checked = false;
     });
-    const v = l.version.get()!.data_version;
+    const v = configWrites(db.sqlite);
     if (v !== l.seen) {
       l.seen = v;
       l.known.clear();

@@ -43,7 +43,8 @@ const LATE = Symbol('late');
  * `gate`: the write turn and batch numbers shared with the webhook dispatcher's connection on its
  * own thread (write-gate.ts); each batch takes the turn before BEGIN and gives it back after its
  * COMMIT, and publishes its number before the COMMIT and the number its syncs reach after them.
- * `watch`: told of each batch's BEGIN, its COMMIT and that COMMIT's success (changed-elsewhere.ts).
+ * `watch`: told of each batch's BEGIN, its COMMIT and that COMMIT's success (changed-elsewhere.ts),
+ * and of its end whatever the outcome (config-writes.ts).
  */
 export function createGroupCommitter(
   sqlite: Database,
@@ -51,7 +52,7 @@ export function createGroupCommitter(
   walSync: WalSync | null = null,
   log: StoreLog = () => {},
   gate: WriteGate | null = null,
-  watch: Pick<IntentWriteWatch, 'began' | 'committing' | 'committed'> | null = null,
+  watch: (Pick<IntentWriteWatch, 'began' | 'committing' | 'committed'> & { ended?(): void }) | null = null,
 ): GroupCommitter {
   let queue: Pending[] = [];
   let scheduled = false;
@@ -249,6 +250,7 @@ export function createGroupCommitter(
     } finally {
       // Still synchronous from the COMMIT on: nothing runs on this connection between it and here.
       open = false;
+      watch?.ended?.();
       if (walSync) restore.run();
       const c = closed;
       closed = null;

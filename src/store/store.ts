@@ -3,6 +3,7 @@
 // connection, writes group-committed (group-commit.ts), the WAL synced off the event loop and
 // checkpointed on a worker. PostgreSQL: src/store/pg (a pool; each transact one connection).
 import { intentWriteWatch } from './changed-elsewhere';
+import { configBatchWatch } from './config-writes';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { openDb, type Db } from './db';
 import type { DetectionStates } from './detection';
@@ -167,7 +168,16 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   const walSync = path === ':memory:' || opts.oneShot ? null : createWalSync(path);
   const writeGate = walSync ? createWriteGate() : null;
   const watch = intentWriteWatch(db.sqlite);
-  const committer: GroupCommitter = createGroupCommitter(db.sqlite, 512, walSync, opts.log, writeGate, watch);
+  const config = configBatchWatch(db.sqlite);
+  const committer: GroupCommitter = createGroupCommitter(db.sqlite, 512, walSync, opts.log, writeGate, {
+    began() {
+      watch.began();
+      config.began();
+    },
+    committing: watch.committing,
+    committed: watch.committed,
+    ended: config.ended,
+  });
   db.durable = () => committer.durable();
   const intentWriter = writeGate && opts.writerThread ? startIntentWriter({ db: path, gate: writeGate.buffer, log: opts.log }) : null;
   const checkpointer: Checkpointer | null = walSync

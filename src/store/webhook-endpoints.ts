@@ -3,6 +3,7 @@
 import type { Mode } from '../domain/intent';
 import type { Db } from './db';
 import type { Awaitable, Sync } from './awaitable';
+import { forgetEndpoints } from './outbox';
 
 export interface EndpointRow {
   url: string;
@@ -48,6 +49,8 @@ export function saveEndpointUrl(
   input: { accountId: string; mode: Mode; url: string; now: number; newSecret: () => string },
 ): { url: string; secret: string } {
   const { accountId, mode, url, now } = input;
+  // The outbox remembers URLs; another connection's write it sees by the count of endpoint writes.
+  forgetEndpoints(db.sqlite);
   return db.sqlite
     .transaction(() => {
       const existing = getEndpoint(db, accountId, mode);
@@ -90,6 +93,7 @@ export function rotateEndpointSecret(
 
 /** Point an endpoint back at `url` (listen restores what it replaced), or remove it (null). */
 export function restoreEndpoint(db: Db, accountId: string, mode: Mode, url: string | null, now: number): void {
+  forgetEndpoints(db.sqlite);
   if (url === null) db.sqlite.query('DELETE FROM webhook_endpoints WHERE account_id = ? AND mode = ?').run(accountId, mode);
   else
     db.sqlite

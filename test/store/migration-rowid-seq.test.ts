@@ -5,7 +5,8 @@ import { Database } from 'bun:sqlite';
 import { describe, expect, it } from 'vitest';
 import { statesTagged } from '../../machines/judge';
 import { newId } from '../../src/domain/ids';
-import { toWire } from '../../src/domain/intent';
+import { toWire, type EventEnvelope } from '../../src/domain/intent';
+import { envelopeJson } from '../../src/domain/intent-json';
 import { openDb } from '../../src/store/db';
 import { createIntentRepo } from '../../src/store/intents';
 import { INTENT_COLUMNS, type StoredIntent } from '../../src/store/intent-row';
@@ -37,7 +38,17 @@ describe('migration 0012: seq without AUTOINCREMENT', () => {
     // database before 0015: its queries name conditions that only 0015's indexes have).
     const insert = old.prepare(`INSERT INTO intents (${INTENT_COLUMNS.join(', ')}) VALUES (${INTENT_COLUMNS.map(() => '?').join(', ')})`);
     const repo = { insert: (i: StoredIntent) => insert.run(...(intentRowValues(i) as never[])) };
-    const outbox = createOutbox(old);
+    // The event and its delivery as the outbox writes them (its cached endpoint read needs 0018's count).
+    const insertEvent = old.prepare('INSERT INTO events (id, account_id, mode, intent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const insertDelivery = old.prepare(
+      "INSERT INTO webhook_deliveries (id, event_id, account_id, mode, url, status, attempt_count, next_attempt_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6)",
+    );
+    const outbox = {
+      append(e: { envelope: EventEnvelope; accountId: string; mode: 'test'; intentId: string; createdAt: number }) {
+        insertEvent.run(e.envelope.eventId, e.accountId, e.mode, e.intentId, e.envelope.type, envelopeJson(e.envelope), e.createdAt);
+        insertDelivery.run(newId('whd'), e.envelope.eventId, e.accountId, e.mode, 'http://h/x', e.createdAt);
+      },
+    };
     const intents = [storedIntent(), storedIntent({ reference: 'order-7', metadata: { k: 'v' } }), storedIntent({ state: 'expired', refunds: ['pi_x'] })];
     for (const [n, i] of intents.entries()) {
       repo.insert(i);
