@@ -3,6 +3,7 @@ import type { Config } from './config.types';
 import { bootstrapIfEmpty } from './bootstrap';
 import { createCore, type CoreOptions } from './compose';
 import { errorResponse } from './web/envelope';
+import { isAnsweredFromDurableWrite } from './web/durable-answer';
 import { readCapped, tooLarge } from './web/body-limit';
 import { AppError } from './domain/errors';
 import { newId } from './domain/ids';
@@ -64,8 +65,9 @@ export async function startServer(config: Config, opts: ServerOptions): Promise<
       }
       const res = await core.app.handle(req);
       // Group-committed writes are acknowledged only once their WAL sync returns; a response
-      // that merely read one of them waits for that sync too (usually none is under way).
-      const durable = core.durable();
+      // that merely read one of them waits for that sync too (usually none is under way). A new
+      // intent's answer is its own settled write and reads made before it: on disk already.
+      const durable = isAnsweredFromDurableWrite(req) ? null : core.durable();
       if (durable !== null) {
         try {
           await durable;

@@ -11,6 +11,7 @@ import { submitTransaction } from '../../intents/submit-transaction';
 import { updateIntent } from '../../intents/update-intent';
 import type { PaymentIntentWire } from '../../domain/intent';
 import { intentBodyJson } from '../../domain/intent-json';
+import { answeredFromDurableWrite } from '../../web/durable-answer';
 import type { ApiDeps } from '../deps';
 import { noBody } from '../json-body';
 import { parseLimit } from '../webhooks/index';
@@ -54,6 +55,9 @@ export function intentRoutes(d: ApiDeps) {
         // Status is the edge's: create is 201, a replay too (with the header that says so).
         set.status = 201;
         if (r.replayed) set.headers['idempotent-replayed'] = 'true';
+        // A new intent is this request's own write, settled once durable: no further wait (a
+        // replay read a stored answer, which the server's general wait still covers).
+        else answeredFromDurableWrite(request);
         return { intent: r.intent };
       },
       {
