@@ -11,13 +11,14 @@ import { erc20Abi, keccak256, parseTransaction, type Hex, type TransactionSerial
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intentIn, waitFor } from '../support/api';
-import { startAnvil, DEV_KEYS, type Anvil } from '../support/evm/anvil';
+import { DEV_KEYS, type Anvil } from '../support/evm/anvil';
 import { b64ToHex, signBlob } from '../support/evm/chain';
-import { deployToken, ownerClient } from '../support/evm/token';
-import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
+import { ownerClient } from '../support/evm/token';
+import { DEVNET_CHAIN, DEVNET_USDC_MINT, type LocalSolana } from '../support/solana/local-solana';
 import { withComputeUnitPrice } from '../support/solana/reprice';
 import { signMessageBlob } from '../support/solana/wallet';
 import { startTestServer, type ApiClient, type ApiResponse, type TestServer } from '../support/server';
+import { startPayChains } from '../support/pay-chains';
 
 const BASE = 'eip155:84532';
 const VARIANTS = 10;
@@ -32,12 +33,7 @@ const payer = privateKeyToAccount(DEV_KEYS[2]);
 let solPayer: KeyPairSigner;
 
 beforeAll(async () => {
-  [anvil, sol] = await Promise.all([startAnvil('base', ['--block-time', '0.2']), startLocalSolana({ slotMs: 40 })]);
-  usdc = await deployToken(anvil, { [payer.address]: 1_000_000_000n });
-  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
-  solPayer = await generateKeyPairSigner();
-  sol.airdrop(solPayer.address, 10_000_000_000n);
-  await sol.setTokenBalance(DEVNET_USDC_MINT, solPayer.address, 1_000_000_000n);
+  ({ anvil, sol, usdc, solPayer } = await startPayChains(payer.address));
   s = await startTestServer({
     networks: {
       [BASE]: { rpc: [anvil.url], pollIntervalMs: 100, rebroadcastIntervalMs: 300, tokens: { USDC: { address: usdc, decimals: 6 } } },

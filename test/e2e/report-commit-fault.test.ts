@@ -8,13 +8,13 @@ import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTypes, waitFor } from '../support/api';
-import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
+import { DEV_KEYS, type Anvil } from '../support/evm/anvil';
 import { signBlob } from '../support/evm/chain';
-import { deployToken } from '../support/evm/token';
-import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
+import { DEVNET_CHAIN, DEVNET_USDC_MINT, type LocalSolana } from '../support/solana/local-solana';
 import { signMessageBlob } from '../support/solana/wallet';
 import { startBlindProxy, type BlindProxy } from '../support/blind-proxy';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
+import { startPayChains } from '../support/pay-chains';
 
 const BASE = 'eip155:84532';
 
@@ -31,12 +31,7 @@ const failOnce = new Map<string, Set<string>>();
 const fired: Array<{ intentId: string; type: string }> = [];
 
 beforeAll(async () => {
-  [anvil, sol] = await Promise.all([startAnvil('base', ['--block-time', '0.2']), startLocalSolana({ slotMs: 40 })]);
-  usdc = await deployToken(anvil, { [payer.address]: 1_000_000_000n });
-  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
-  solPayer = await generateKeyPairSigner();
-  sol.airdrop(solPayer.address, 10_000_000_000n);
-  await sol.setTokenBalance(DEVNET_USDC_MINT, solPayer.address, 1_000_000_000n);
+  ({ anvil, sol, usdc, solPayer } = await startPayChains(payer.address));
   // Log and history searches find nothing: the detectors cannot move the intents, so every step
   // is the chain watcher's report (whose COMMIT the fault makes fail).
   proxies = await Promise.all([

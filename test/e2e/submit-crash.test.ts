@@ -14,12 +14,13 @@ import { openDb } from '../../src/store/db';
 import { eventsOf, intentIn, waitFor } from '../support/api';
 import { startServe } from '../support/cli';
 import { startCrashProxy, type CrashProxy } from '../support/crash-proxy';
-import { DEV_KEYS, startAnvil, type Anvil } from '../support/evm/anvil';
+import { DEV_KEYS, type Anvil } from '../support/evm/anvil';
 import { signBlob } from '../support/evm/chain';
-import { deployToken, ownerClient } from '../support/evm/token';
-import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
+import { ownerClient } from '../support/evm/token';
+import { DEVNET_CHAIN, DEVNET_USDC_MINT, type LocalSolana } from '../support/solana/local-solana';
 import { signMessageBlob } from '../support/solana/wallet';
 import { client, type ApiClient } from '../support/server';
+import { startPayChains } from '../support/pay-chains';
 
 const BASE = 'eip155:84532';
 
@@ -48,12 +49,7 @@ function killServer(): void {
 }
 
 beforeAll(async () => {
-  [anvil, sol] = await Promise.all([startAnvil('base', ['--block-time', '0.2']), startLocalSolana({ slotMs: 40 })]);
-  usdc = await deployToken(anvil, { [payer.address]: 1_000_000_000n });
-  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
-  solPayer = await generateKeyPairSigner();
-  sol.airdrop(solPayer.address, 10_000_000_000n);
-  await sol.setTokenBalance(DEVNET_USDC_MINT, solPayer.address, 1_000_000_000n);
+  ({ anvil, sol, usdc, solPayer } = await startPayChains(payer.address));
   [baseProxy, solProxy] = await Promise.all([startCrashProxy(anvil.url), startCrashProxy(sol.url)]);
   dir = mkdtempSync(join(tmpdir(), 'pf-crash-'));
   dbPath = join(dir, 'payforge.db');
