@@ -14,6 +14,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'test/e2e/submit-crash.test.ts': 'kill -9 of serve on a SQLite file: crash safety of the WAL and its fsync',
   'test/webhooks/crash.test.ts': 'kill -9 of serve on a SQLite file while deliveries stream: WAL crash safety',
   'test/actors/runtime-commit-fault.test.ts': "the COMMIT fault (failThisCommit) fails SQLite's group-commit batch; PostgreSQL has no such hook",
+  'test/api/create-batch-failure.test.ts': "a create failing inside SQLite's group-commit batch (creates there have no savepoint of their own), injected by a SQLite trigger",
   'test/e2e/report-commit-fault.test.ts': "createCore's faults.chainReport fails the COMMIT through SQLite's failThisCommit",
   'test/actors/leased-work.test.ts': "its own core on a SQLite file, a shard lease stolen by raw SQL on it (leases on both engines: test/actors/work-leases, test/cluster)",
   'test/cli/cli.test.ts': 'checks the SQLite file itself (key hashes in the WAL file bytes, PRAGMAs, migrate of a file path); PG migrate: test/cli/migrate-pg.test.ts',
