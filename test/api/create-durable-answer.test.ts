@@ -3,14 +3,12 @@
 // every other answer (an idempotent replay, an error, a read) still waits for the commits made so
 // far. A real core over a fresh database (either store) with the real migrations.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../src/compose';
-import { validate } from '../../src/config';
-import { DEFAULT_CONFIG } from '../../src/config.types';
+import type { Core } from '../../src/compose';
 import { isAnsweredFromDurableWrite } from '../../src/web/durable-answer';
-import { freshTestDatabase, type TestDatabase } from '../support/test-store';
+import { coreWithKey } from '../support/core';
 
 const BODY = { chain: 'eip155:84532', token: 'USDC', amount: '3', requestor: '0x1111111111111111111111111111111111111111' };
-let fresh: TestDatabase;
+let stop: () => Promise<void>;
 let core: Core;
 let key: string;
 
@@ -25,15 +23,9 @@ async function send(method: string, path: string, body?: unknown, headers: Recor
 }
 
 beforeEach(async () => {
-  fresh = await freshTestDatabase();
-  core = await createCore(validate({ ...structuredClone(DEFAULT_CONFIG), db: fresh.db, logLevel: 'error' }));
-  const acct = await core.store.repos.accounts.create({ name: 'm', plan: 'pro' });
-  key = (await core.store.repos.apiKeys.create({ accountId: acct.id, mode: 'test' })).key;
+  ({ core, key, stop } = await coreWithKey());
 });
-afterEach(async () => {
-  await core.stop();
-  fresh.dispose();
-});
+afterEach(() => stop());
 
 describe('answered from a durable write', () => {
   it('a new intent (with or without a key): marked, and its row is committed when the route answers', async () => {

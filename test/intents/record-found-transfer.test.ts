@@ -4,16 +4,14 @@
 // events, and a transfer of an unconfigured token or to an unknown receiver is ignored.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FoundTransfer } from '../../src/chains/types';
-import { createCore, type Core } from '../../src/compose';
-import { freshTestDatabase, type TestDatabase } from '../support/test-store';
-import { validate } from '../../src/config';
-import { DEFAULT_CONFIG } from '../../src/config.types';
+import type { Core } from '../../src/compose';
+import { coreWithKey } from '../support/core';
 import { recordFoundTransfer } from '../../src/intents/record-found-transfer';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const REQUESTOR = '0x1111111111111111111111111111111111111111';
 const PAYER = '0x2222222222222222222222222222222222222222';
-let fresh: TestDatabase;
+let stop: () => Promise<void>;
 let core: Core;
 let key: string;
 
@@ -43,15 +41,9 @@ const transfer = (over: Partial<FoundTransfer> = {}): FoundTransfer => ({
 });
 
 beforeEach(async () => {
-  fresh = await freshTestDatabase();
-  core = await createCore(validate({ ...structuredClone(DEFAULT_CONFIG), db: fresh.db, logLevel: 'error' }));
-  const acct = await core.store.repos.accounts.create({ name: 'm', plan: 'pro' });
-  key = (await core.store.repos.apiKeys.create({ accountId: acct.id, mode: 'test' })).key;
+  ({ core, key, stop } = await coreWithKey());
 });
-afterEach(async () => {
-  await core.stop();
-  fresh.dispose();
-});
+afterEach(() => stop());
 
 describe('recordFoundTransfer', () => {
   it("finds an intent's own transaction after the watcher finalized it: matched, nothing moves", async () => {

@@ -157,3 +157,19 @@ export function scriptedCores(begin: (core: Core) => unknown) {
     },
   };
 }
+
+/** A real core (the default config) on a fresh database of the engine under test, and a test-mode key of a new account. */
+export async function coreWithKey(): Promise<{ core: Core; key: string; stop(): Promise<void> }> {
+  const fresh = await freshTestDatabase();
+  const core = await createCore(validate({ ...structuredClone(DEFAULT_CONFIG), db: fresh.db, logLevel: 'error' }));
+  const acct = await core.store.repos.accounts.create({ name: 'm', plan: 'pro' });
+  const key = (await core.store.repos.apiKeys.create({ accountId: acct.id, mode: 'test' })).key;
+  return {
+    core,
+    key,
+    async stop() {
+      await core.stop();
+      fresh.dispose();
+    },
+  };
+}
