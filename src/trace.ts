@@ -6,7 +6,7 @@
  * commit.batch: BEGIN..COMMIT of one group-commit batch (on the event loop); commit.durable: its
  * COMMIT to its fsync's return; commit.wait: its oldest write's queueing to that return.
  */
-export type SpanKind = 'checkpoint.pass' | 'checkpoint.hold' | 'resync' | 'commit.batch' | 'commit.durable' | 'commit.wait';
+export type SpanKind = 'checkpoint.pass' | 'checkpoint.hold' | 'checkpoint.flush' | 'resync' | 'commit.batch' | 'commit.durable' | 'commit.wait';
 
 export interface Span {
   kind: SpanKind;

@@ -21,6 +21,8 @@ export interface Timeline {
 export interface TimelineSummary {
   lag: { p50: number; p99: number; max: number; over10: number; over50: number };
   holds: { n: number; p50: number; max: number };
+  /** The database file's fdatasync before each hold (writes go on meanwhile). */
+  flushes: { n: number; p50: number; max: number };
   /** restarts: passes that found a smaller WAL than the one before (it started over in between). */
   passes: { n: number; max: number; restarts: number };
   resyncs: { n: number; max: number; heads: number };
@@ -64,6 +66,7 @@ export function startTimeline(everyMs = 5): Timeline {
       const ms = (k: SpanKind) => of(k).map((s) => s.ms);
       const max = (xs: number[]) => (xs.length ? Math.max(...xs) : 0);
       const holds = ms('checkpoint.hold');
+      const flushes = ms('checkpoint.flush');
       const batches = of('commit.batch');
       const resyncs = of('resync');
       // A stall is the loop blocked over [at - ms, at]: name the spans that overlap it.
@@ -83,6 +86,7 @@ export function startTimeline(everyMs = 5): Timeline {
       const s: Omit<TimelineSummary, 'line'> = {
         lag: { p50: pct(lags, 50), p99: pct(lags, 99), max: max(lags), over10: lags.filter((l) => l >= 10).length, over50: lags.filter((l) => l >= 50).length },
         holds: { n: holds.length, p50: holds.length ? pct(holds, 50) : 0, max: max(holds) },
+        flushes: { n: flushes.length, p50: flushes.length ? pct(flushes, 50) : 0, max: max(flushes) },
         passes: { n: of('checkpoint.pass').length, max: max(ms('checkpoint.pass')), restarts: of('checkpoint.pass').filter((p, i, a) => i > 0 && p.n < a[i - 1]!.n).length },
         resyncs: { n: resyncs.length, max: max(resyncs.map((r) => r.ms)), heads: max(resyncs.map((r) => r.n)) },
         batches: {
@@ -98,7 +102,7 @@ export function startTimeline(everyMs = 5): Timeline {
       };
       const line =
         `event-loop lag p99 ${f(s.lag.p99)} ms, max ${f(s.lag.max)} ms (${s.lag.over10} samples ≥ 10 ms, ${s.lag.over50} ≥ 50 ms, every ${everyMs} ms); ` +
-        `checkpoint holds ${s.holds.n} (p50 ${f(s.holds.p50)}, longest ${f(s.holds.max)} ms), passes ${s.passes.n} (longest ${f(s.passes.max)} ms), WAL restarts ${s.passes.restarts}; ` +
+        `checkpoint holds ${s.holds.n} (p50 ${f(s.holds.p50)}, longest ${f(s.holds.max)} ms; the database flush before each p50 ${f(s.flushes.p50)}, longest ${f(s.flushes.max)} ms, not held), passes ${s.passes.n} (longest ${f(s.passes.max)} ms), WAL restarts ${s.passes.restarts}; ` +
         `resyncs ${s.resyncs.n} (longest ${f(s.resyncs.max)} ms, ${s.resyncs.heads} live heads); ` +
         `batches ${s.batches.n} (mean ${f(s.batches.meanWrites)}, max ${s.batches.maxWrites} writes; on the loop p99 ${f(s.batches.p99Ms)}, max ${f(s.batches.maxMs)} ms); ` +
         `commit→durable p50 ${f(s.durable.p50)}, p99 ${f(s.durable.p99)}, max ${f(s.durable.max)} ms; oldest write queued→durable p99 ${f(s.wait.p99)}, max ${f(s.wait.max)} ms`;
