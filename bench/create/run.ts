@@ -38,6 +38,8 @@ const BASELINE = process.env.BENCH_BASELINE !== '0';
 const HERE = import.meta.dir;
 // BENCH_WRITER=1 writes creates on serve's intent writer thread (config sqlite.writerThread, off by default), for an A/B of the same tree.
 const WRITER_THREAD = process.env.BENCH_WRITER === '1';
+// After the run, how long the deliveries still queued take to be sent (no more creates), up to this long.
+const CATCH_UP_SECONDS = env('BENCH_CATCHUP_SECONDS', 60);
 
 const BODY = JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '12.34', requestor: '0x1111111111111111111111111111111111111111' });
 
@@ -175,7 +177,7 @@ async function runBaseline(): Promise<LoadResult> {
 // --- PayForge: the real server on a temp database ----------------------------------------------
 // As a user runs it: a webhook endpoint is configured, so every create also queues its
 // intent.created delivery and the dispatcher sends it (to a receiver in its own process).
-async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary; batches: number; writes: number; writerBatches: number; writerWrites: number; syncs: number; gateWaits: number; gateWaitMs: number; rows: number; created201: number; delivered: number; bytesPerIntent: number }> {
+async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary; batches: number; writes: number; writerBatches: number; writerWrites: number; syncs: number; gateWaits: number; gateWaitMs: number; rows: number; created201: number; sentAtEnd: number; catchUpMs: number; lag: { p50: number; p99: number; max: number }; delivered: number; bytesPerIntent: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'payforge-bench-'));
   const db = join(dir, 'payforge.db');
   const base = structuredClone(DEFAULT_CONFIG);
@@ -205,6 +207,7 @@ async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary
     const ww0 = await metric(server.url, 'payforge_writer_writes_total');
     // The server shares this process: its event loop's lag and its own spans, over the run.
     const tl = startTimeline();
+    const runStart = Date.now();
     const r = await load(t, SECONDS);
     const timeline = tl.stop();
     const b1 = await metric(server.url, 'payforge_commit_batches_total');
@@ -214,18 +217,36 @@ async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary
     const gs1 = await metric(server.url, 'payforge_commit_gate_wait_seconds_total');
     const wb1 = await metric(server.url, 'payforge_writer_batches_total');
     const ww1 = await metric(server.url, 'payforge_writer_writes_total');
+    // Deliveries are asynchronous: how many were sent by the end of the run, then how long the
+    // rest took once creates stopped (the dispatcher's counter, published by its thread every tick).
+    const created201 = warm.ok + r.ok;
+    const sentAtEnd = await metric(server.url, 'payforge_webhook_delivered_total');
+    const c0 = performance.now();
+    let sent = sentAtEnd;
+    while (sent < created201 && performance.now() - c0 < CATCH_UP_SECONDS * 1000) {
+      await Bun.sleep(20);
+      sent = await metric(server.url, 'payforge_webhook_delivered_total');
+    }
+    const catchUpMs = sent >= created201 ? performance.now() - c0 : Number.NaN;
     side.close();
     await server.stop();
     // Every 201 must be a committed row: count them through a fresh connection after shutdown.
     const check = new Database(db);
     const rows = (check.query('SELECT count(*) AS n FROM intents').get() as { n: number }).n;
     const delivered = (check.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'delivered'").get() as { n: number }).n;
+    // How late the run's deliveries were: their row's commit -> sent (ms), over those queued during the timed run.
+    const lags = check
+      .query<{ ms: number }, [number]>("SELECT delivered_at - created_at AS ms FROM webhook_deliveries WHERE status = 'delivered' AND created_at >= ? ORDER BY ms")
+      .all(runStart)
+      .map((x) => x.ms);
+    const lagAt = (p: number) => lags[Math.min(lags.length - 1, Math.floor(p * lags.length))] ?? Number.NaN;
+    const lag = { p50: lagAt(0.5), p99: lagAt(0.99), max: lags.at(-1) ?? Number.NaN };
     // Bytes on disk per created intent: its row and indexes, its intent.created event and delivery.
     check.run('PRAGMA wal_checkpoint(TRUNCATE)');
     const { page_count: pages } = check.query('PRAGMA page_count').get() as { page_count: number };
     const { page_size: pageSize } = check.query('PRAGMA page_size').get() as { page_size: number };
     check.close();
-    return { r, timeline, batches: b1 - b0, writes: w1 - w0, writerBatches: wb1 - wb0, writerWrites: ww1 - ww0, syncs: s1 - s0, gateWaits: g1 - g0, gateWaitMs: (gs1 - gs0) * 1000, rows, created201: warm.ok + r.ok, delivered, bytesPerIntent: (pages * pageSize) / Math.max(1, rows) };
+    return { r, timeline, batches: b1 - b0, writes: w1 - w0, writerBatches: wb1 - wb0, writerWrites: ww1 - ww0, syncs: s1 - s0, gateWaits: g1 - g0, gateWaitMs: (gs1 - gs0) * 1000, rows, created201, sentAtEnd, catchUpMs, lag, delivered, bytesPerIntent: (pages * pageSize) / Math.max(1, rows) };
   } finally {
     await server.stop().catch(() => {});
     receiver.kill('SIGTERM');
@@ -266,7 +287,7 @@ const md = [
     `Event-loop batches that waited for another thread's transaction (dispatcher, intent writer) before BEGIN (without blocking the loop): ${pf.gateWaits} of ${pf.batches - pf.writerBatches}, ${pf.gateWaitMs.toFixed(0)} ms in all (${(pf.gateWaitMs / Math.max(1, pf.gateWaits)).toFixed(2)} ms each). ` +
     `Server main thread (event loop): ${((pf.r.main_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs CPU per create (${(((pf.r.main_cpu_us ?? 0) / Math.max(1, pf.r.server_cpu_us ?? 1)) * 100).toFixed(0)} % of the process's); ` +
     `its Worker threads (webhook dispatcher, intent writer, checkpointer) ${((pf.r.worker_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs, its other threads (JIT, GC, I/O pool) ${((pf.r.other_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs. ` +
-    `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.delivered}. ` +
+    `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.sentAtEnd} at the end of the run (${((pf.sentAtEnd / Math.max(1, pf.created201)) * 100).toFixed(0)} %), the rest sent ${Number.isNaN(pf.catchUpMs) ? `not within ${CATCH_UP_SECONDS} s` : `${(pf.catchUpMs / 1000).toFixed(2)} s`} after it (no more creates; ${pf.delivered} recorded delivered at shutdown); the run's deliveries, row committed -> sent: p50 ${(pf.lag.p50 / 1000).toFixed(2)} s, p99 ${(pf.lag.p99 / 1000).toFixed(2)} s, max ${(pf.lag.max / 1000).toFixed(2)} s. ` +
     `Database after a TRUNCATE checkpoint: ${pf.bytesPerIntent.toFixed(0)} bytes per created intent (row and indexes, its event and delivery).`,
   '',
   `What held the server back during the run: ${pf.timeline.line}; the event loop's thread waited for a core ${((pf.r.main_wait_us ?? Number.NaN) / 1000).toFixed(0)} ms in all (${(((pf.r.main_wait_us ?? Number.NaN) / pf.r.duration_us) * 100).toFixed(1)} % of the run), preempted ${pf.r.main_preempted ?? Number.NaN} times.`,
