@@ -309,8 +309,8 @@ describe('dispatcher', () => {
     const ids = Array.from({ length: 10 }, () => emit(db, { accountId: acct, mode: 'test' }).deliveryId);
     dispatcher.start();
     await rx.waitFor(2);
-    // Two in flight (perEndpoint) and two more claimed, waiting for a slot: never a third request.
-    await until(() => holding.size, (n) => n === 4);
+    // Two in flight (perEndpoint) and four more claimed (two perEndpoints' worth ahead), waiting for a slot: never a third request.
+    await until(() => holding.size, (n) => n === 6);
     expect(rx.requests).toHaveLength(2);
     const stopping = dispatcher.stop();
     open();
