@@ -48,7 +48,7 @@ const RECORD_WAIT_MS = 20;
  * Rows claimed ahead per URL, in perEndpoints' worth beyond the ones in flight. Two, not one: the
  * next claim then takes ~12 rows instead of ~8 (a third fewer claims per delivery), and under
  * create load a finished send finds its next row ready more often instead of waiting for a claim
- * (bench/create: 60-68 % -> 73-77 % of the deliveries sent within the run; bench/RESULTS.md, dprio).
+ * (bench/create: 60-68 % -> 72-77 % of the deliveries sent within the run; bench/RESULTS.md, dprio).
  */
 const AHEAD = 2;
 
