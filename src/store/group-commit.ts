@@ -17,7 +17,8 @@
 // the write touches to a journal first (~15 pages per create: ~25k of its ~197k SQL instructions,
 // and what makes each statement journal cost more). If such a write fails anyway, the whole batch
 // is rolled back (nothing partial is committed) and only that write fails: the writes that had
-// succeeded before it run again, first in the next batch, in their order, then those not yet run.
+// succeeded before it run again, first in the next batch, in their order (and those that had
+// failed after one of them: they may have failed on its rolled-back rows), then those not yet run.
 // Nothing of them was acknowledged (nothing settles before its COMMIT), and a write function may
 // run again (Store.transact's rule on both engines: it touches only its repositories). Each such
 // rollback drops one write from the queue, so the queue always gets through.
@@ -270,13 +271,20 @@ export function createGroupCommitter(
       } catch {
         /* already rolled back by SQLite */
       }
+      let succeeded = false;
       batch.forEach((p, i) => {
         const r = results[i]!;
         if (r.ok) {
+          succeeded = true;
           p.onAbort?.();
           p.reject(error);
+        } else if (succeeded) {
+          // It failed on its own after a write that succeeded, maybe on what that one wrote (a 409
+          // naming a state it set), which never committed: the COMMIT error, not an answer read
+          // from rows that never existed.
+          p.reject(error);
         } else {
-          // It had already failed on its own (a 409, a 400...): that is its answer, not the COMMIT error.
+          // It failed on its own on committed rows only (a 409, a 400...): that is its answer.
           p.reject(r.error);
         }
       });
@@ -294,7 +302,10 @@ export function createGroupCommitter(
    * A write without a savepoint failed (batch[at]): roll the transaction back. It fails with its
    * own error; those before it that had succeeded lost their rows with the transaction and run
    * again, first in the queue (onAbort: undo what the first run did in memory); those before it
-   * that had failed on their own keep that answer; those after it, not run yet, follow in order.
+   * that had failed on their own keep that answer only if no write before them had succeeded
+   * (else they may have failed on its rows, rolled back now: a 409 naming a state that was never
+   * committed, and may never be if its re-run fails), so they run again too, in their place; those
+   * after it, not run yet, follow in order. (One that awaited I/O is still running: it is refused.)
    */
   function rollBackBatch(batch: Pending[], results: Outcome[], at: number): void {
     const error = (results[at] as { error: unknown }).error;
@@ -304,13 +315,16 @@ export function createGroupCommitter(
       /* already rolled back by SQLite */
     }
     const again: Pending[] = [];
+    let succeeded = false;
     for (let i = 0; i < at; i++) {
       const p = batch[i]!;
       const r = results[i]!;
       if (r.ok) {
+        succeeded = true;
         p.onAbort?.();
         again.push(p);
-      } else p.reject(r.error);
+      } else if (succeeded && !(r.error instanceof WriteAwaitedIoError)) again.push(p);
+      else p.reject(r.error);
     }
     log('error', 'write batch rolled back: a write without a savepoint failed; the others run again', { error: String(error), again: again.length });
     batch[at]!.reject(error);

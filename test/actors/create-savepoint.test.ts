@@ -71,4 +71,34 @@ describe('a create and its savepoint', () => {
     // Memory follows only what committed.
     expect(runtime.liveIntents()).toBe(3);
   });
+
+  it('a write that failed on what an earlier batch-mate wrote is not answered from that rolled-back write: it runs again after it, and its answer names a committed state', async () => {
+    const { store, runtime, path } = setup();
+    store.db.sqlite.exec(`CREATE TRIGGER refuse_event BEFORE INSERT ON events
+      WHEN (SELECT reference FROM intents WHERE id = NEW.intent_id) = 'boom' BEGIN SELECT RAISE(ABORT, 'event refused'); END`);
+    const reader = new Database(path, { readonly: true });
+    stores.later(() => reader.close());
+    const stateOf = (id: string) => (reader.query('SELECT state FROM intents WHERE id = ?').get(id) as { state: string }).state;
+    const { intent } = (await runtime.create({ fields: fields('paid-for'), idempotency: null })) as { intent: { id: string } };
+    const cancel = () => runtime.write(async (tx) => (await tx.apply((await tx.get(intent.id))!, { type: 'CANCEL', at: tx.now }, 'throw'))!);
+    // One batch: the first cancel succeeds; the second fails on the first's (uncommitted) row; then
+    // a create without a savepoint breaks the batch, rolling the first cancel back.
+    let seenAtRefusal: string | null = null;
+    const settled = await Promise.allSettled([
+      cancel(),
+      cancel().catch((e: unknown) => {
+        seenAtRefusal = stateOf(intent.id);
+        throw e;
+      }),
+      runtime.create({ fields: fields('boom'), idempotency: null }),
+    ]);
+    expect(settled.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    const refusal = (settled[1] as PromiseRejectedResult).reason as { code: string; details: Record<string, unknown> };
+    expect(refusal.code).toBe('intent.invalid_state');
+    expect(refusal.details.current_state).toBe('cancelled');
+    // When told "cancelled", another connection must see it cancelled (was: 'created', the cancel
+    // it saw had been rolled back and not yet run again; had its re-run failed, never).
+    expect(seenAtRefusal).toBe('cancelled');
+    expect(stateOf(intent.id)).toBe('cancelled');
+  });
 });

@@ -84,6 +84,8 @@ describe('group commit', () => {
       w('before1', true),
       w('before2', false),
       gc.write(() => {
+        // After writes that succeeded: it may have failed on their rows, so it runs again too.
+        runs.push('refused');
         throw new Error('refused on its own');
       }),
       gc.write(
@@ -108,16 +110,17 @@ describe('group commit', () => {
       'after2',
     ]);
     expect((settled[3] as PromiseRejectedResult).reason).toBe(boom);
-    // Only the writes that had succeeded are told to undo what they did in memory, then run again
-    // ahead of those not run yet; the failing one runs once.
+    // Only the writes that had succeeded are told to undo what they did in memory; they and the one
+    // that failed after them run again, in their order, ahead of those not run yet; the one that
+    // broke the batch runs once.
     expect(aborted).toEqual(['before1', 'before2']);
-    expect(runs).toEqual(['before1', 'before2', 'half', 'before1', 'before2', 'after1', 'after2']);
+    expect(runs).toEqual(['before1', 'before2', 'refused', 'half', 'before1', 'before2', 'refused', 'after1', 'after2']);
     expect(committedIds()).toEqual(['after1', 'after2', 'before1', 'before2']);
     const seq = (t.db.sqlite.query('SELECT id FROM accounts ORDER BY rowid').all() as Array<{ id: string }>).map((r) => r.id);
     expect(seq).toEqual(['before1', 'before2', 'after1', 'after2']);
     // Each answered only once its row was committed (visible to another connection).
     for (const s of settledAt) expect(s.committed).toContain(s.id);
-    expect(gc.stats()).toMatchObject({ batches: 1, writes: 4 });
+    expect(gc.stats()).toMatchObject({ batches: 1, writes: 5 });
   });
 
   it('a write that ends the transaction itself (as SQLite does on some errors) fails instead of letting the rest run outside any transaction; the one before it runs again', async () => {
@@ -168,15 +171,22 @@ describe('group commit', () => {
     t.db.sqlite.exec('CREATE TABLE child (id TEXT, parent TEXT REFERENCES accounts(id) DEFERRABLE INITIALLY DEFERRED)');
     const aborted: string[] = [];
     const settled = await Promise.allSettled([
+      gc.write(() => {
+        throw new Error('own failure');
+      }, () => aborted.push('failed-first')),
       gc.write(() => insertAccount('d1'), () => aborted.push('d1')),
       gc.write(() => void t.db.sqlite.query("INSERT INTO child VALUES ('x', 'no-such-account')").run(), () => aborted.push('child')),
       gc.write(() => {
-        throw new Error('own failure');
-      }, () => aborted.push('failed-one')),
+        // Failed on rows that never committed, maybe: its own answer would name them.
+        if (t.db.sqlite.query("SELECT 1 FROM accounts WHERE id = 'd1'").get()) throw new Error('d1 exists');
+      }, () => aborted.push('failed-after')),
     ]);
-    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect(String((settled[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
-    expect(String((settled[2] as PromiseRejectedResult).reason)).toMatch(/own failure/);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    // Failed on committed rows only: its own answer.
+    expect(String((settled[0] as PromiseRejectedResult).reason)).toMatch(/own failure/);
+    expect(String((settled[1] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
+    // Failed after a write that succeeded (on its row, here): the COMMIT's error, not "d1 exists".
+    expect(String((settled[3] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
     expect(aborted.sort()).toEqual(['child', 'd1']);
     expect(committedIds()).toEqual([]);
     // The connection is usable again: the next batch commits.
