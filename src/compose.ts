@@ -215,6 +215,15 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
   const unregisterNames = registerAccountNames(names.get);
   setPublicUrl(config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`);
 
+  // (Made once, not per request: each authenticated request would otherwise allocate both.)
+  const findKey = (hash: string) => repos.apiKeys.findActiveByHash(hash);
+  function admit(request: Request, caller: Caller): void | Promise<void> {
+    callers.set(request, caller);
+    // An account created since boot (by the CLI, or another instance) is named before its intents render.
+    if (!names.has(caller.accountId)) return names.ensure([caller.accountId]).then(() => take(caller));
+    take(caller);
+  }
+
   // The web surfaces are siblings, each a named plugin in one shell (request ids, the error
   // envelope): the API, the operator's dashboard, and the payment page with its own per-token
   // rate limit. None imports another; what they share is verbs, the store and src/web.
@@ -228,14 +237,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
         // Synchronous when the key look-up is (SQLite) and the account is already named: no
         // promise on every request's path (a throw is the same answer as a rejection).
         checkKey(request) {
-          const found = authenticate(request.headers.get('authorization'), (h) => repos.apiKeys.findActiveByHash(h));
-          return isThenable(found) ? Promise.resolve(found).then(admit) : admit(found);
-          function admit(caller: Caller): void | Promise<void> {
-            callers.set(request, caller);
-            // An account created since boot (by the CLI, or another instance) is named before its intents render.
-            if (!names.has(caller.accountId)) return names.ensure([caller.accountId]).then(() => take(caller));
-            take(caller);
-          }
+          const found = authenticate(request.headers.get('authorization'), findKey);
+          return isThenable(found) ? Promise.resolve(found).then((caller) => admit(request, caller)) : admit(request, found);
         },
         caller(request) {
           const caller = callers.get(request);

@@ -11,9 +11,11 @@ import type { Awaitable } from '../store/awaitable';
  * no promise per request then; a PostgreSQL look-up answers a promise.
  */
 export function authenticate(header: string | undefined | null, find: (hash: string) => Awaitable<ActiveKey | null>): Caller | Promise<Caller> {
-  const m = header ? /^Bearer (\S+)$/.exec(header) : null;
-  const key = m?.[1];
-  if (!key || !API_KEY_RE.test(key)) {
+  // What follows "Bearer " must be a well-formed key: a slice and a test, not an exec (no match
+  // array and captures per request). API_KEY_RE is anchored and admits no whitespace, so this
+  // accepts exactly what /^Bearer (\S+)$/ with its capture matching API_KEY_RE accepted.
+  const key = header && header.startsWith('Bearer ') ? header.slice(7) : null;
+  if (key === null || !API_KEY_RE.test(key)) {
     throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
   }
   const found = find(hashApiKey(key));

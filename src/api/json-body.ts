@@ -20,7 +20,9 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 export async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
   const declared = request.headers.get('content-length');
   if (request.body === null || declared === '0') return {};
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const header = request.headers.get('content-type');
+  // The usual header as it is (no split, trim and lower-casing of it per request).
+  const type = header === 'application/json' ? header : (header ?? '').split(';')[0]!.trim().toLowerCase();
   if (!JSON_TYPE_RE.test(type)) {
     throw new AppError(
       'request.unsupported_media_type',

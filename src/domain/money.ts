@@ -28,6 +28,11 @@ export type ParseAmountResult =
  * "12.34" with 6 decimals -> 12340000n. Refuses signs, exponents, spaces, excess precision, and
  * (when `max` is given) amounts above it.
  */
+// 10^0 .. 10^18 made once (every token's decimals are within it): a create's amount needs one,
+// and `10n ** BigInt(k)` made three BigInts for it each time.
+const POW10: readonly bigint[] = Array.from({ length: 19 }, (_, k) => 10n ** BigInt(k));
+const pow10 = (k: number): bigint => POW10[k] ?? 10n ** BigInt(k);
+
 export function parseAmount(amount: string, decimals: number, max?: bigint): ParseAmountResult {
   if (amount.length > MAX_AMOUNT_CHARS) return { ok: false, reason: 'too_long' };
   if (!DECIMAL_RE.test(amount)) return { ok: false, reason: 'format' };
@@ -40,7 +45,7 @@ export function parseAmount(amount: string, decimals: number, max?: bigint): Par
   const fracDigits = dot === -1 ? 0 : end - dot - 1;
   if (fracDigits > decimals) return { ok: false, reason: 'too_many_decimals' };
   const digits = fracDigits === 0 ? whole : whole + amount.slice(dot + 1, end);
-  const baseUnits = BigInt(digits) * (fracDigits === decimals ? 1n : 10n ** BigInt(decimals - fracDigits));
+  const baseUnits = fracDigits === decimals ? BigInt(digits) : BigInt(digits) * pow10(decimals - fracDigits);
   if (baseUnits <= 0n) return { ok: false, reason: 'not_positive' };
   if (max !== undefined && baseUnits > max) return { ok: false, reason: 'too_large' };
   return { ok: true, baseUnits };

@@ -11,7 +11,6 @@ import { formatAmount, MAX_AMOUNT_CHARS, MAX_BASE_UNITS, parseAmount } from '../
 import { withFreshLifecycle } from './fresh-intent';
 import { resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
 import type { IdempotencyRepo, StoredResponse } from '../store/idempotency';
-import type { StoredIntent } from '../store/intents';
 import type { Services } from './services';
 import { checkMetadata, checkReference, checkTtl } from './validate-intent-fields';
 import { newPayToken } from '../domain/pay-url';
@@ -108,16 +107,14 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
     const metadata = checkMetadata(body.metadata);
     const ttlSeconds = checkTtl(body.ttlSeconds, s.config.intents);
 
-    await s.screener.screen([
-      { address: requestor, param: 'requestor', family: network.family },
-      ...(fulfiller ? [{ address: fulfiller, param: 'fulfiller', family: network.family }] : []),
-    ]);
+    const screened = [{ address: requestor, param: 'requestor', family: network.family }];
+    if (fulfiller) screened.push({ address: fulfiller, param: 'fulfiller', family: network.family });
+    await s.screener.screen(screened);
 
-    // The wire form of the new intent: its stored response and this answer are the same object.
-    let wire: { of: StoredIntent; intent: PaymentIntentWire } | null = null;
-    const wireOf = (i: StoredIntent) => (wire?.of === i ? wire.intent : (wire = { of: i, intent: toWire(i) }).intent);
+    // The wire form of the new intent: its event, its stored response and this answer are the
+    // same object (toWire renders a record once).
     const created = await s.runtime.create({
-      wire: wireOf,
+      wire: toWire,
       fields: (now) =>
         withFreshLifecycle({
           id: newId('pi'),
@@ -151,10 +148,10 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
               key,
               ttlSeconds: s.config.idempotency.ttlSeconds,
               // The stored status is the one create always answers with (the column predates this verb's shape).
-              response: (intent) => ({ requestHash, responseStatus: 201, responseBody: JSON.stringify({ intent: wireOf(intent) }) }),
+              response: (intent) => ({ requestHash, responseStatus: 201, responseBody: JSON.stringify({ intent: toWire(intent) }) }),
             },
     });
-    if ('intent' in created) return { intent: wireOf(created.intent), replayed: false };
+    if ('intent' in created) return { intent: toWire(created.intent), replayed: false };
     // Another process (or a request that finished meanwhile) stored it first.
     if ('replay' in created) return replayOf(created.replay, requestHash);
     // Another request committed this key between that look-up and our write (another instance

@@ -1,6 +1,7 @@
 // An intent row and back, the same for both engines (../intents.ts and ./pg/intents.ts): the
 // columns in order, JSON TEXT columns, amounts as decimal text, times as integer ms.
 import type { IntentRecord, IntentState, LatePayment, Mode } from '../domain/intent';
+import { baseUnitsText } from '../domain/money';
 import { bool, json, num, numOrNull } from './columns';
 
 type Row = Record<string, unknown>;
@@ -27,16 +28,20 @@ export const INTENT_COLUMNS = [
 
 const jsonOrNull = (v: unknown) => (v === null ? null : JSON.stringify(v));
 
+/** SQLite's booleans (0/1), for intentToRow: one function, not a closure per row written. */
+export const sqliteFlag = (b: boolean): number => (b ? 1 : 0);
+
 /** The row's values in INTENT_COLUMNS order; `flag` encodes a boolean for the engine. */
 export function intentToRow(i: StoredIntent, flag: (b: boolean) => unknown): unknown[] {
   return [
-    i.id, i.accountId, i.mode, i.chain, i.token, i.tokenAddress, i.decimals, i.amountBaseUnits.toString(), i.requestor,
+    i.id, i.accountId, i.mode, i.chain, i.token, i.tokenAddress, i.decimals, baseUnitsText(i.amountBaseUnits), i.requestor,
     i.fulfiller, i.direction, i.state, i.reference, JSON.stringify(i.metadata), i.idempotencyKey, i.ttlSeconds, i.expiresAt,
     i.createdAt, i.updatedAt, flag(i.retryRequired), flag(i.pendingAtExpiry), i.txSignature, i.detectedAt,
     i.ataRentLamports, i.confirmedAt, i.finalizedAt, i.failureReason, i.refundedBy, i.refundOf,
     jsonOrNull(i.buildData), i.signedTransaction, jsonOrNull(i.watchData), i.snapshot, i.machineVersion, i.solanaReference,
     i.latePayment === null ? null : JSON.stringify({ ...i.latePayment, amountBaseUnits: i.latePayment.amountBaseUnits.toString() }),
-    i.payToken, JSON.stringify(i.refunds),
+    // (No refunds, as every new intent: the same text, not a new string per row.)
+    i.payToken, i.refunds.length === 0 ? '[]' : JSON.stringify(i.refunds),
   ];
 }
 

@@ -6,10 +6,10 @@
 import type { Database } from 'bun:sqlite';
 import type { Mode } from '../domain/intent';
 import { createIdempotencyRepo, type StoredResponse } from './idempotency';
-import { INTENT_COLUMNS, intentToRow, type StoredIntent } from './intent-row';
+import { INTENT_COLUMNS, intentToRow, sqliteFlag, type StoredIntent } from './intent-row';
 
 /** A new row's values for NewIntentWrite.row (booleans as SQLite's 0/1). */
-export const intentRowValues = (i: StoredIntent): unknown[] => intentToRow(i, (b) => (b ? 1 : 0));
+export const intentRowValues = (i: StoredIntent): unknown[] => intentToRow(i, sqliteFlag);
 import { createOutbox, type OutboxEvent } from './outbox';
 
 /**

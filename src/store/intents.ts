@@ -2,7 +2,7 @@
 // filtered, newest-first list. Maps rows to the domain IntentRecord and back.
 import type { Database, Statement } from 'bun:sqlite';
 import type { IntentState, Mode } from '../domain/intent';
-import { INTENT_COLUMNS as COLUMNS, intentFromRow, intentToRow } from './intent-row';
+import { INTENT_COLUMNS as COLUMNS, intentFromRow, intentToRow, sqliteFlag } from './intent-row';
 import { stateIs, stateIsNot } from './states';
 import type { Awaitable, Sync } from './awaitable';
 
@@ -178,9 +178,9 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
     return r ? intentFromRow(r) : null;
   };
   return {
-    insert: (i) => void insert.run(...(intentToRow(i, (b) => (b ? 1 : 0)) as never[])),
+    insert: (i) => void insert.run(...(intentToRow(i, sqliteFlag) as never[])),
     update: (i) => {
-      const row = intentToRow(i, (b) => (b ? 1 : 0));
+      const row = intentToRow(i, sqliteFlag);
       update.run(...([...row.slice(1), i.id] as never[]));
     },
     get: getRow,

@@ -199,6 +199,10 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   // the committer gave up on it) cannot write outside any transaction.
   let inWrite = false;
   const isOpen = () => inWrite;
+  // One function for every write's end (not a closure per write).
+  const writeEnded = () => {
+    inWrite = false;
+  };
   const txRepos = Object.fromEntries(Object.entries(raw).map(([k, r]) => [k, fence(r, k, isOpen)])) as unknown as StoreRepos;
   const beatOutsideBatches = (fn: () => boolean) => {
     // Never inside the group committer's open batch (it never spans a turn of the event loop; if
@@ -217,7 +221,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
           return fn(txRepos);
         },
         undefined,
-        () => (inWrite = false),
+        writeEnded,
         opts,
       );
     },
