@@ -151,7 +151,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
   runtime = createRuntime({
     transact: (fn, opts) => store.transact(fn, opts),
     intents,
-    onDeliveriesQueued: () => dispatcher.wake(),
+    onDeliveriesQueued: (dueFrom) => dispatcher.wake(dueFrom),
     onCommitted: (rows, full, accounts, newer) => {
       chainWatch.sync(rows, full, newer);
       // Every live intent's account is named before any of its events is rendered (boot, another instance's new account).

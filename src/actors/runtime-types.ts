@@ -19,8 +19,11 @@ export interface RuntimeDeps {
    * intent, and the whole row of each one that holds a transaction (for the chain watch).
    */
   intents: Pick<IntentRepo, 'liveHeadsPage' | 'get'>;
-  /** Called after a commit that queued webhook deliveries. */
-  onDeliveriesQueued: () => void;
+  /**
+   * Called after a commit that queued webhook deliveries, with their due time: the write's time,
+   * taken before its COMMIT (the dispatcher's wake looks back to it, not only to its last look).
+   */
+  onDeliveriesQueued: (dueFrom: number) => void;
   /**
    * Rows as committed, after each commit; `full` on the periodic scan, which hands over every
    * live row that holds a transaction (anything watched but absent from it is no longer watched)

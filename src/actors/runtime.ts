@@ -152,7 +152,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const creating = new Map<string, boolean>();
 
   /** Committed: now, and only now, memory follows these rows. A write that did not commit changed nothing here, so nothing needs undoing. */
-  function handOver(touched: Iterable<StoredIntent>, moves: CommittedMove[], queued: boolean): void {
+  function handOver(touched: Iterable<StoredIntent>, moves: CommittedMove[], queued: boolean, at: number): void {
     handovers++;
     // Only a scan under way asks whether a commit is newer than its copy; one that starts later
     // reads the rows after this commit. So nothing is remembered (no Map entry per create) while
@@ -170,7 +170,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     }
     if (rows.length > 0) deps.onCommitted?.(rows, false);
     mirror?.replay(moves);
-    if (queued) deps.onDeliveriesQueued();
+    if (queued) deps.onDeliveriesQueued(at);
   }
 
   /**
@@ -185,9 +185,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   function createNow(n: NewIntent): Promise<NewIntentResult> {
     let row: StoredIntent;
     let queued = false;
+    let at = 0;
     return deps
       .transact((repos) => {
-        const at = now();
+        at = now();
         row = newRow(n.fields(at));
         queued = false;
         return then(repos.intents.insert(row), () =>
@@ -197,7 +198,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         );
       }, NO_SAVEPOINT)
       .then(() => {
-        handOver([row], mirror ? [createdMove(row)] : [], queued);
+        handOver([row], mirror ? [createdMove(row)] : [], queued, at);
         return { intent: row };
       });
   }
@@ -228,8 +229,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     if (out.kind === 'replay') return { replay: out.stored };
     if (out.kind === 'elsewhere') return { committedElsewhere: true };
     // A write of it committed after this one was handed over first: memory follows that (newer) row.
-    if (superseded) handOver([], [], out.queued);
-    else handOver([row], mirror ? [createdMove(row)] : [], out.queued);
+    if (superseded) handOver([], [], out.queued, at);
+    else handOver([row], mirror ? [createdMove(row)] : [], out.queued, at);
     return { intent: row };
   }
 
@@ -362,7 +363,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         }, opts)
         .then((result) => {
           // (A write that resolved ran its function: both are set.)
-          handOver(touched.values(), moves, queued);
+          handOver(touched.values(), moves, queued, tx.now);
           return result;
         });
     },

@@ -5,7 +5,7 @@
 // numbers in shared memory); log lines go back to the server's logger.
 import { openDispatchConnection, type DispatchConnection } from '../store/dispatch-connection';
 import { createDispatcher, type Dispatcher, type DispatcherLog } from './dispatcher';
-import type { FromDispatchWorker, ToDispatchWorker } from './dispatcher-thread';
+import { NOT_WOKEN, WOKEN_FROM_OFFSET, type FromDispatchWorker, type ToDispatchWorker } from './dispatcher-thread';
 
 declare const self: Worker;
 
@@ -15,6 +15,7 @@ let dispatcher: Dispatcher | null = null;
 let stats: BigInt64Array | null = null;
 let statsTimer: ReturnType<typeof setInterval> | undefined;
 let wakeFlag: Int32Array | null = null;
+let wokenFrom: BigInt64Array | null = null;
 
 // Bun has it (ES2024); the TypeScript lib this project targets does not name it yet.
 const waitAsync = (Atomics as unknown as {
@@ -22,12 +23,16 @@ const waitAsync = (Atomics as unknown as {
 }).waitAsync.bind(Atomics);
 
 /** Wake the dispatcher each time the server raises the flag (after commits that queued deliveries, replays). */
-async function followWakes(flag: Int32Array): Promise<void> {
+async function followWakes(flag: Int32Array, from: BigInt64Array): Promise<void> {
   for (;;) {
     const r = waitAsync(flag, 0, 0);
     if (r.async) await r.value;
+    // The flag first, then the time (the server writes them in the other order): a time lowered
+    // after this exchange comes with a raise of the flag this loop has not seen yet.
     Atomics.store(flag, 0, 0);
-    dispatcher?.wake();
+    const t = Atomics.exchange(from, 0, NOT_WOKEN);
+    // NOT_WOKEN: a raise whose time an earlier exchange took (that wake covered it).
+    dispatcher?.wake(t === NOT_WOKEN ? Infinity : Number(t));
   }
 }
 
@@ -45,7 +50,8 @@ async function handle(m: ToDispatchWorker): Promise<void> {
   switch (m.type) {
     case 'init': {
       stats = new BigInt64Array(m.stats);
-      wakeFlag = new Int32Array(m.wake);
+      wakeFlag = new Int32Array(m.wake, 0, 1);
+      wokenFrom = new BigInt64Array(m.wake, WOKEN_FROM_OFFSET, 1);
       const log: DispatcherLog = (level, msg, fields) => {
         if (m.levels.includes(level)) post({ type: 'log', level, msg, fields });
       };
@@ -79,7 +85,7 @@ async function handle(m: ToDispatchWorker): Promise<void> {
     }
     case 'start':
       dispatcher?.start();
-      void followWakes(wakeFlag!);
+      void followWakes(wakeFlag!, wokenFrom!);
       return;
     case 'stop':
       clearInterval(statsTimer);

@@ -12,7 +12,8 @@
 // - wake after a commit: wake() raises a flag in shared memory the worker waits on (no message:
 //   a wake per create would be thousands a second; raised again before the worker looked, it
 //   counts once, as the dispatcher's own wakes do), and the worker claims on its own connection,
-//   where the commit is already visible;
+//   where the commit is already visible. Beside the flag, the earliest due time the wakes brought
+//   (the lowest since the worker last took it): the claim looks back to it (dispatcher.ts wake);
 // - stop: the worker aborts its sends, gives unsent rows back and records what it finished in its
 //   own last transaction before it answers; a killed process leaves its rows unrecorded, sent again
 //   by the next serve (PostgreSQL: once their leases run out; SQLite: at once, its leases were in memory);
@@ -48,6 +49,25 @@ export interface DispatcherThreadOptions {
   fallback: () => Dispatcher;
 }
 
+/**
+ * The wake's shared memory: the flag (Int32 at 0) and the earliest due time wakes brought since
+ * the worker last took it (BigInt64 at 8; NOT_WOKEN when none). The server lowers the time, then
+ * raises the flag; the worker lowers the flag, then takes the time: a time it missed comes with a
+ * raise it has not seen yet.
+ */
+export const WAKE_BYTES = 16;
+export const WOKEN_FROM_OFFSET = 8;
+export const NOT_WOKEN = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Lower the shared earliest due time to `t` (ms; 0 for every due row). */
+export function lowerWokenFrom(slot: BigInt64Array, t: number): void {
+  const v = BigInt(Math.max(0, Math.floor(t)));
+  for (;;) {
+    const cur = Atomics.load(slot, 0);
+    if (cur <= v || Atomics.compareExchange(slot, 0, cur, v) === cur) return;
+  }
+}
+
 /** Longest wait for the worker's own stop (its sends are aborted: it takes one transaction). */
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -64,7 +84,10 @@ function workerEntry(): string {
 export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
   const shared = new SharedArrayBuffer(4 * BigInt64Array.BYTES_PER_ELEMENT);
   const counters = new BigInt64Array(shared);
-  const wakeFlag = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  const wakeBuffer = new SharedArrayBuffer(WAKE_BYTES);
+  const wakeFlag = new Int32Array(wakeBuffer, 0, 1);
+  const wokenFrom = new BigInt64Array(wakeBuffer, WOKEN_FROM_OFFSET, 1);
+  Atomics.store(wokenFrom, 0, NOT_WOKEN);
   const worker = new Worker(workerEntry());
   // The process ends when its work is done; stop() ends the worker first.
   (worker as Worker & { unref(): void }).unref();
@@ -81,7 +104,7 @@ export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
   let wakeQueued = false;
   const raise = () => {
     wakeQueued = false;
-    if (inline) inline.wake();
+    if (inline) inline.wake(Number(Atomics.exchange(wokenFrom, 0, NOT_WOKEN)));
     else if (Atomics.compareExchange(wakeFlag, 0, 0, 1) === 0) Atomics.notify(wakeFlag, 0);
   };
   // Settles once the thread has its connection (or has failed over to the event loop): boot waits
@@ -120,7 +143,7 @@ export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
   };
   worker.onerror = (e) => fail(e.message);
   worker.addEventListener('close', () => fail('the worker exited'));
-  send({ type: 'init', db: o.db, gate: o.gate, config: o.config, levels: o.levels, stats: shared, wake: wakeFlag.buffer as SharedArrayBuffer });
+  send({ type: 'init', db: o.db, gate: o.gate, config: o.config, levels: o.levels, stats: shared, wake: wakeBuffer });
 
   return {
     ready: () => readyP,
@@ -130,8 +153,9 @@ export function startDispatcherThread(o: DispatcherThreadOptions): Dispatcher {
       if (inline) inline.start();
       else send({ type: 'start' });
     },
-    wake() {
-      if (inline) return inline.wake();
+    wake(dueFrom = 0) {
+      if (inline) return inline.wake(dueFrom);
+      lowerWokenFrom(wokenFrom, dueFrom);
       if (wakeQueued) return;
       wakeQueued = true;
       queueMicrotask(raise);

@@ -63,8 +63,12 @@ export interface Dispatcher {
   /** Settles once it can dispatch (a dispatcher on its own thread: the thread is up). */
   ready?(): Promise<void>;
   start(): void;
-  /** New rows are due (after a transition's commit, a replay): claim now instead of at the next poll. */
-  wake(): void;
+  /**
+   * New rows are due (after a transition's commit, a replay): claim now instead of at the next
+   * poll. `dueFrom`: the earliest next_attempt_at among the rows the commit wrote (its write's
+   * time, taken before its COMMIT); without it the wake looks at every due row.
+   */
+  wake(dueFrom?: number): void;
   /** Abort in-flight sends (their rows are released, not charged an attempt) and stop polling. */
   stop(): Promise<void>;
   stats(): DispatcherStats;
@@ -109,8 +113,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   // URLs among rows queued since the last look (a wake after a commit), 2 past saturated URLs
   // over the whole backlog (the poll: retries that came due, rows from other processes).
   let pending: Scan = 0;
-  // When the last look past saturated URLs began: rows queued later are due at or after it.
+  // When the last look past saturated URLs began. Not a bound for the rows it missed: a row's due
+  // time is its write's time, taken before its COMMIT, which can land after a look began later
+  // (seen under load: a create's time taken, a claim, then the create's COMMIT: its wake looked
+  // only past the claim's time and the row waited for the poll). So a wake also brings the earliest
+  // due time of what it committed (wokenFrom, the lowest since the last look), and the look reaches back to it.
   let lookedAt = 0;
+  let wokenFrom = Infinity;
   let poll: ReturnType<typeof setInterval> | undefined;
 
   /** Schedule a tick that looks at least as far as `scan`. */
@@ -137,8 +146,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   /** What the next claim asks for: the free slots, counting rows claimed ahead against their URL. */
   function claimArgs(scan: Scan): ClaimArgs {
     const t = now();
-    const since = scan === 1 ? lookedAt : 0;
-    if (scan > 0) lookedAt = t;
+    const since = scan === 1 ? Math.min(lookedAt, wokenFrom) : 0;
+    if (scan > 0) {
+      lookedAt = t;
+      wokenFrom = Infinity;
+    }
     const held = new Map(perUrl);
     for (const [u, n] of readyPerUrl) held.set(u, (held.get(u) ?? 0) + n);
     return {
@@ -329,7 +341,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       poll.unref?.();
       kick(2);
     },
-    wake: () => kick(1),
+    wake(dueFrom = 0) {
+      if (dueFrom < wokenFrom) wokenFrom = dueFrom;
+      kick(1);
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

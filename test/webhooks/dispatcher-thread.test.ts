@@ -106,9 +106,11 @@ it('sends from its own thread when a commit wakes it, signed, counted in /metric
 }, 90_000);
 
 it('after a kill -9 mid-send, a restarted serve sends the unrecorded rows again (PostgreSQL: once their leases run out)', async () => {
+  // Counted before the serve starts: its first look sends the 3 rows given back at the stop, and
+  // they can reach the receiver before its URL line reaches this process.
+  const from = rx.requests.length;
   const second = await serve();
   // The 3 rows given back at the stop go out at once (still hanging at the receiver), and 3 more.
-  const from = rx.requests.length;
   const more = await createIntents(second, key, 3);
   await until(() => intentsAt(from), (got) => [...held, ...more].every((id) => got.has(id)), 20_000);
   second.proc.kill('SIGKILL');

@@ -271,6 +271,27 @@ describe('dispatcher', () => {
     expect(rx.on('/held')).toHaveLength(1);
   });
 
+  it('a wake finds a row whose due time is before the last look began (written before it, committed after)', async () => {
+    // A create's time is taken before its COMMIT; a claim can begin in between (the writer's and
+    // the dispatcher's threads, a loaded machine). No poll here: only the wake can find the row.
+    let clock = Date.now();
+    let claims = 0;
+    const count = (d: DispatchStore): DispatchStore => ({ ...d, recordAndClaim: (r, l, c) => (c && claims++, d.recordAndClaim(r, l, c)) });
+    const { db, rx, dispatcher } = world({ pollIntervalMs: 600_000 }, { now: () => clock }, count);
+    const acct = createAccount(db);
+    putEndpoint(db, { accountId: acct, mode: 'test', url: rx.url() });
+    const writtenAt = clock - 50;
+    dispatcher.start();
+    await until(() => claims, (n) => n === 1);
+    // Committed only now, after the look that began at `clock`; due at its write's time.
+    const ev = insertEvent(db, { accountId: acct, mode: 'test' });
+    const id = insertDelivery(db, { eventId: ev.eventId, accountId: acct, mode: 'test', url: rx.url(), nextAttemptAt: writtenAt, createdAt: writtenAt });
+    clock += 10;
+    dispatcher.wake(writtenAt);
+    await until(() => deliveryRow(db, id), (r) => r.status === 'delivered');
+    expect(rx.requests).toHaveLength(1);
+  });
+
   it('stop() aborts an in-flight send without charging an attempt; the next dispatcher delivers it', async () => {
     const { db, rx, config, dispatcher } = world();
     rx.queue({ status: 200, delayMs: 5000 });
