@@ -13,14 +13,15 @@ import type { IntentWriter } from '../store/intent-writer';
 import { intentRowValues } from '../store/intent-writes';
 import type { LiveHead, StoredIntent } from '../store/intents';
 import type { Store, StoreRepos } from '../store/store';
-import { MACHINE_VERSION } from '../../machines/intent.machine';
 import { hasTag, invalidState } from '../../machines/judge';
 import { createDeadlines, type Deadlines } from './deadlines';
 import { checkFence, isLeaseMoved } from './lease-fence';
 import { createInspectMirror, type CommittedMove } from './inspect-mirror';
-import { forget, initialSnapshotJson, step } from './step';
+import { forget, step } from './step';
 import type { NewIntent, NewIntentResult, Runtime, RuntimeDeps, Tx } from './runtime-types';
 import { asReported, envelope, project } from './project-row';
+import { createdEvent, createdMove, newRow, newRowCopy } from './fresh-row';
+import { andThen, NO_SAVEPOINT } from './sync-then';
 
 export type { NewIntent, NewIntentResult, Runtime, RuntimeDeps, Tx } from './runtime-types';
 
@@ -37,39 +38,6 @@ const SCAN_PAGE = 500;
 /** Whole rows (live intents holding a transaction) read per turn of the event loop in a scan. */
 const ROWS_CHUNK = 200;
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
-
-/**
- * `f(v)` at once when `v` is a plain value (a SQLite repository's answer), else once it settles
- * (PostgreSQL's): a create's write on SQLite then runs without a promise or a microtask.
- */
-function then<T, U>(v: T | PromiseLike<T>, f: (t: T) => U | Promise<U>): U | Promise<U> {
-  return v !== null && typeof (v as PromiseLike<T>)?.then === 'function' ? Promise.resolve(v as PromiseLike<T>).then(f) : f(v as T);
-}
-const NO_SAVEPOINT = { savepoint: false } as const;
-
-/**
- * A create's new row: the caller's new object itself, its three fields added last (as a spread
- * into a copy would put them): no copy of ~35 fields per create.
- */
-function newRow(fields: Parameters<Tx['insert']>[0]): StoredIntent {
-  const row = fields as StoredIntent;
-  row.state = 'created';
-  row.snapshot = initialSnapshotJson(fields.id, fields.chain);
-  row.machineVersion = MACHINE_VERSION;
-  return row;
-}
-
-/** The intent.created event of a new row, written at `at`. */
-const createdEvent = (row: StoredIntent, at: number) => ({
-  envelope: envelope('intent.created', row, at),
-  accountId: row.accountId,
-  mode: row.mode,
-  intentId: row.id,
-  createdAt: at,
-});
-
-/** A new row's move, for the inspector's mirror. */
-const createdMove = (row: StoredIntent): CommittedMove => ({ id: row.id, chain: row.chain, before: null, event: null, after: row.snapshot, ended: false });
 
 /** An expiry whose write failed is tried again this soon (the periodic scan would, later). */
 const EXPIRY_RETRY_MS = 1_000;
@@ -191,8 +159,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         at = now();
         row = newRow(n.fields(at));
         queued = false;
-        return then(repos.intents.insert(row), () =>
-          then(repos.outbox.append(createdEvent(row, at)), (q) => {
+        return andThen(repos.intents.insert(row), () =>
+          andThen(repos.outbox.append(createdEvent(row, at)), (q) => {
             queued = q;
           }),
         );
@@ -211,7 +179,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   async function createOnWriter(writer: Pick<IntentWriter, 'create'>, n: NewIntent): Promise<NewIntentResult> {
     const at = now();
     const fields = n.fields(at);
-    const row: StoredIntent = { ...fields, state: 'created', snapshot: initialSnapshotJson(fields.id, fields.chain), machineVersion: MACHINE_VERSION };
+    const row = newRowCopy(fields);
     const k = n.idempotency;
     creating.set(row.id, false);
     let out: Awaited<ReturnType<typeof writer.create>>;
@@ -308,7 +276,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       let moves: CommittedMove[];
       let queued = false;
       const append = (e: Parameters<StoreRepos['outbox']['append']>[0]) =>
-        then(tx.repos.outbox.append(e), (q) => {
+        andThen(tx.repos.outbox.append(e), (q) => {
           if (q) queued = true;
         });
       const tx: Tx = {
@@ -318,9 +286,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         insert(fields) {
           const row = newRow(fields);
           touched.set(row.id, row);
-          return then(tx.repos.intents.insert(row), () => {
+          return andThen(tx.repos.intents.insert(row), () => {
             if (mirror) moves.push(createdMove(row));
-            return then(append(createdEvent(row, tx.now)), () => row);
+            return andThen(append(createdEvent(row, tx.now)), () => row);
           });
         },
         async apply(intent, event, onReject, patch) {
