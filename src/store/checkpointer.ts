@@ -20,7 +20,7 @@
 // anyone, and the held pass's own fsyncs have only its last few pages left. Safety does not rest
 // on that extra sync: the held pass still runs at synchronous=FULL (WAL fsync, copy, database
 // fsync, then nBackfill), exactly as before.
-import type { Database } from 'bun:sqlite';
+import { constants, type Database } from 'bun:sqlite';
 import { fstatSync, openSync, realpathSync, statSync } from 'node:fs';
 import { span, traceStart } from '../trace';
 import type { GroupCommitter } from './group-commit';
@@ -50,7 +50,10 @@ self.onmessage = (e) => {
       postMessage({ type: 'closed' });
     }
   } catch (err) {
-    postMessage({ type: 'error', error: String(err) });
+    // The disk's refusal (a sync or write of the database file) is told apart from the rest.
+    const code = String(err?.code ?? '');
+    const disk = m.type === 'flush' || (m.type === 'checkpoint' && (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_FULL'));
+    postMessage({ type: 'error', error: String(err), disk });
   }
 };`;
 
@@ -83,7 +86,7 @@ export interface Checkpointer {
   stats(): { checkpoints: number; holds: number; completed: number };
 }
 
-type Reply = { type: 'ready' | 'closed' | 'flushed' } | { type: 'checkpointed'; busy: number; log: number; checkpointed: number } | { type: 'error'; error: string };
+type Reply = { type: 'ready' | 'closed' | 'flushed' } | { type: 'checkpointed'; busy: number; log: number; checkpointed: number } | { type: 'error'; error: string; disk?: boolean };
 
 // One read-only descriptor per database file for the whole process, opened at its first hold and
 // never closed: closing ANY descriptor of a file drops every POSIX lock this process holds on it
@@ -118,6 +121,9 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
   let current: Promise<void> | null = null;
   let stopped = false;
   let failed = false;
+  let diskFailed = false;
+  /** The worker's connection closing after the disk failed (see fail()). */
+  let closing: Promise<Reply> | null = null;
   let lastWrites = -1;
   const stats = { checkpoints: 0, holds: 0, completed: 0 };
 
@@ -134,20 +140,44 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
   };
   worker.onerror = (e) => fail(e.message);
 
-  /** Back to SQLite's own checkpoints on the main connection: slower, never unsafe. */
-  function fail(why: string): void {
+  /**
+   * Back to SQLite's own checkpoints on the main connection: slower, never unsafe, unless the
+   * disk refused (`disk`: the database file's sync or write failed). Then nothing is checkpointed
+   * again and no write is acknowledged any more (o.committer.refuse, as after a failed WAL sync):
+   * after a failed writeback Linux reports the error once per open file, and a later fsync
+   * returns clean with the pages never written (fsyncgate). A checkpoint that then "succeeded"
+   * would let the WAL start over on the only copy of pages the database file never got: acknowledged
+   * rows lost, the file malformed (test/store/checkpoint-disk-failure.test.ts, on a real failing
+   * disk). Left alone, the WAL keeps every frame since its last restart (nothing reached its end
+   * since: the failed pass is the one that would have), and the next start replays them all into
+   * the database file (README Decisions: "a failed database sync").
+   */
+  function fail(why: string, disk = false): void {
     if (failed) return;
     failed = true;
-    o.log('error', 'checkpoint worker failed; checkpointing on the main connection', { error: why });
-    o.sqlite.exec('PRAGMA wal_autocheckpoint = 1000');
-    waiting?.({ type: 'error', error: why });
+    diskFailed = disk;
+    const w = waiting;
     waiting = null;
+    w?.({ type: 'error', error: why });
+    if (!disk) {
+      o.log('error', 'checkpoint worker failed; checkpointing on the main connection', { error: why });
+      o.sqlite.exec('PRAGMA wal_autocheckpoint = 1000');
+      return;
+    }
+    o.log('error', 'the database file could not be synced: no write is acknowledged any more; restart once the disk is fixed', { error: why });
+    o.committer.refuse(new Error(`the server could not make its commits durable (database file sync failed: ${why})`));
+    // No close may checkpoint and then delete (or reuse) the WAL: the last connection to close
+    // runs a checkpoint, and the worker's, told of the error already, would see a clean sync. So
+    // the worker's closes now, while the server's is open (no checkpoint then), and the server's
+    // keeps its WAL file even after a checkpoint of its own that looked clean.
+    o.sqlite.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
+    closing = ask({ type: 'close' });
   }
 
   async function checkpoint(): Promise<Extract<Reply, { type: 'checkpointed' }> | null> {
     const t0 = traceStart();
     const r = await ask({ type: 'checkpoint' });
-    if (r.type === 'error') fail(r.error);
+    if (r.type === 'error') fail(r.error, r.disk);
     if (r.type !== 'checkpointed') return null;
     stats.checkpoints++;
     span('checkpoint.pass', t0, r.log);
@@ -158,7 +188,7 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
   async function flush(): Promise<void> {
     const t0 = traceStart();
     const r = await ask({ type: 'flush', fd: dbFd(o.dbPath) });
-    if (r.type === 'error') fail(r.error);
+    if (r.type === 'error') fail(r.error, r.disk);
     span('checkpoint.flush', t0, 0);
   }
 
@@ -202,7 +232,7 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
   timer.unref?.();
 
   const opened = ask({ type: 'open', path: o.dbPath }).then((r) => {
-    if (r.type === 'error') fail(r.error);
+    if (r.type === 'error') fail(r.error, r.disk);
     else ready = true;
   });
   o.sqlite.exec('PRAGMA wal_autocheckpoint = 0');
@@ -215,11 +245,13 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
       clearInterval(timer);
       await opened;
       await current;
-      if (!failed) await ask({ type: 'close' });
+      if (closing !== null) await closing;
+      else if (!failed) await ask({ type: 'close' });
       worker.terminate();
       URL.revokeObjectURL(url);
-      // The main connection checkpoints on close again, as a plain SQLite connection does.
-      o.sqlite.exec('PRAGMA wal_autocheckpoint = 1000');
+      // The main connection checkpoints on close again, as a plain SQLite connection does (not
+      // after the disk refused: see fail()).
+      if (!diskFailed) o.sqlite.exec('PRAGMA wal_autocheckpoint = 1000');
     },
     stats: () => ({ ...stats }),
   };

@@ -1,7 +1,8 @@
 // The durability half of group commit (the batching half: group-commit.ts): when a committed
 // batch's writes may be answered. Apart because it has a life of its own: it runs after the batch
 // is over (the WAL sync returns on a later turn of the event loop), it numbers the batches for the
-// other thread's readers (write-gate.ts), and once the disk refuses it refuses everything after.
+// other thread's readers (write-gate.ts), and once the disk refuses it refuses everything after:
+// a failed WAL sync here, or a failed sync of the database file in the checkpointer (refuse()).
 //
 // With a WalSync (the server's database file), a batch COMMITs with synchronous=NORMAL (frames
 // written to the WAL, no fsync: the event loop is not held) and its promises settle after an
@@ -20,8 +21,14 @@ export interface CommitSync {
   committed(batch: Pending[], results: Outcome[]): void;
   /** A COMMIT failed after its number was published (see the body). */
   commitFailed(): void;
-  /** null, or the error of a WAL sync that failed (every write from then on fails with it). */
+  /** null, or the error of a sync that failed (every write from then on fails with it). */
   error(): unknown;
+  /**
+   * The disk refused a sync (the checkpointer's of the database file): as a failed WAL sync,
+   * nothing from now on is acknowledged, not even a batch already committed and waiting for its
+   * WAL sync, and every later write fails with `error`.
+   */
+  refuse(error: unknown): void;
   /** GroupCommitter.durable: null when every commit so far is on disk, else when they are. */
   durable(): Promise<void> | null;
   /** WAL syncs done. */
@@ -48,15 +55,27 @@ export function createCommitSync(walSync: WalSync | null, gate: WriteGate | null
     }
   }
 
+  function refuse(error: unknown): void {
+    if (syncError !== null) return;
+    syncError = error;
+    gate?.failed();
+    for (const u of unsynced) settle(u.batch, u.results, error);
+    unsynced = [];
+    for (const w of waiters) w.reject(error);
+    waiters = [];
+  }
+
   /** One sync at a time; it covers every batch committed before it started. */
   function startSync(): void {
-    if (syncing || !walSync || syncedSeq >= committedSeq) return;
+    if (syncing || !walSync || syncError !== null || syncedSeq >= committedSeq) return;
     syncing = true;
     const target = committedSeq;
     walSync.sync().then(
       () => {
         syncs++;
         syncing = false;
+        // Refused meanwhile (refuse()): what it covered was failed then, and stays failed.
+        if (syncError !== null) return;
         syncedSeq = target;
         gate?.synced(target);
         const done = unsynced.filter((u) => u.seq <= target);
@@ -77,12 +96,7 @@ export function createCommitSync(walSync: WalSync | null, gate: WriteGate | null
         // The disk refused: what was committed may not survive a power loss. Nothing more is
         // acknowledged; every write from now on fails (restart the process once the disk is fixed).
         syncing = false;
-        syncError = error;
-        gate?.failed();
-        for (const u of unsynced) settle(u.batch, u.results, error);
-        unsynced = [];
-        for (const w of waiters) w.reject(error);
-        waiters = [];
+        refuse(error);
       },
     );
   }
@@ -90,6 +104,11 @@ export function createCommitSync(walSync: WalSync | null, gate: WriteGate | null
   return {
     next: () => committedSeq + 1,
     committed(batch, results) {
+      // A batch that ran just before the refusal reached the committer: it is not acknowledged either.
+      if (syncError !== null) {
+        settle(batch, results, syncError);
+        return;
+      }
       if (!walSync) {
         settle(batch, results, null);
         return;
@@ -107,6 +126,7 @@ export function createCommitSync(walSync: WalSync | null, gate: WriteGate | null
       }
     },
     error: () => syncError,
+    refuse,
     durable() {
       if (syncError !== null) return Promise.reject(syncError);
       if (syncedSeq >= committedSeq) return null;

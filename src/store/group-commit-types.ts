@@ -60,7 +60,12 @@ export interface GroupCommitter {
    * waits on it, so nobody sees a state a power loss could still take back.
    */
   durable(): Promise<void> | null;
-  /** Hold new batches (the checkpointer's final pass) until resume(). */
+  /**
+   * The disk refused to sync the database file (the checkpointer): from now on nothing is
+   * acknowledged, as after a failed WAL sync (commit-sync.ts); restart once the disk is fixed.
+   */
+  refuse(error: unknown): void;
+    /** Hold new batches (the checkpointer's final pass) until resume(). */
   pause(): void;
   resume(): void;
   /** Wait until every commit is synced (shutdown). */

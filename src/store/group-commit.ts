@@ -95,6 +95,8 @@ export function createGroupCommitter(
       return;
     }
     while (queue.length > 0) {
+      // Refused between two batches (the checkpointer's database sync failed): the rest fail.
+      if (sync.error() !== null) return runQueue();
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
       if (batch === queue) queue = [];
       await runBatch(batch);
@@ -364,6 +366,11 @@ export function createGroupCommitter(
       return closed.promise;
     },
     durable: sync.durable,
+    refuse(error) {
+      sync.refuse(error);
+      // Whatever is queued fails now, not at the next write.
+      if (queue.length > 0) schedule();
+    },
     pause() {
       paused = true;
       gate?.hold(true);

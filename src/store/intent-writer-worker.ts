@@ -35,6 +35,9 @@ let scheduled = false;
 let fatal: unknown = null;
 
 function runBatch(batch: NewIntentWrite[]): NewIntentOutcome[] {
+  // The server's committer found the disk refusing (its WAL sync, or the database file's sync in
+  // the checkpointer): the WAL must not start over, and nothing is acknowledged here either.
+  if (fatal === null && gate!.hasFailed()) fatal = new Error('the server could not make its commits durable (a sync failed)');
   if (fatal !== null) return batch.map(() => failedOutcome(fatal));
   gate!.waitWhileHeld(TURN_WAIT_MS);
   const turn = gate!.enter(TURN_WAIT_MS);

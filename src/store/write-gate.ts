@@ -40,8 +40,10 @@ export interface WriteGate {
   committing(seq: number): void;
   /** Committer: every batch up to `seq` is on disk. */
   synced(seq: number): void;
-  /** Committer: a WAL sync failed; nothing will be durable any more. */
+  /** Committer: a WAL sync (or the checkpointer's database sync) failed; nothing will be durable any more. */
   failed(): void;
+  /** Whether failed() was called: the other thread acknowledges nothing more either. */
+  hasFailed(): boolean;
   /** Committer (the checkpointer's final pass): hold the other thread's writes too. */
   hold(on: boolean): void;
   /** The other thread: wait (at most `maxWaitMs`) while writes are held. */
@@ -146,6 +148,7 @@ export function writeGateOn(buffer: SharedArrayBuffer): WriteGate {
       Atomics.store(w, FAILED, 1);
       Atomics.notify(w, SYNCED);
     },
+    hasFailed: () => Atomics.load(w, FAILED) !== 0,
     hold(on) {
       Atomics.store(w, HOLD, on ? 1 : 0);
       if (!on) Atomics.notify(w, HOLD);

@@ -164,6 +164,15 @@ describe('the writer thread', () => {
     await p;
     expect(storedOf(w.id)).toEqual([1, 1, 1]);
   });
+
+  it("writes and acknowledges nothing once the server's committer found the disk refusing (gate failed)", async () => {
+    await writer.create(write());
+    // The committer's failed WAL sync, or the checkpointer's failed database sync (commit-sync.ts refuse).
+    gate.failed();
+    const w = write();
+    await expect(writer.create(w)).rejects.toThrow('could not make its commits durable');
+    expect(storedOf(w.id)).toEqual([0, 0, 0]);
+  });
 });
 
 describe('the writer thread stopping', () => {

@@ -120,6 +120,24 @@ describe('group commit with the WAL synced off the event loop', () => {
     await expect(gc.write(() => insertAccount('d2'))).rejects.toThrow('EIO');
     expect(committedIds()).toEqual(['d1']);
   });
+
+  it("refused (the checkpointer's database sync failed) while a WAL sync runs: that sync's writes, the gate and every later write fail", async () => {
+    const h = heldSync(createWalSync(t.path));
+    const gc = createGroupCommitter(t.db.sqlite, 512, h.sync);
+    const p = gc.write(() => insertAccount('e1'));
+    expect(await settledYet(p)).toBe(false);
+    const gate = gc.durable()!;
+    const queued = gc.write(() => insertAccount('e2'));
+    gc.refuse(new Error('database file sync failed'));
+    // The WAL sync under way succeeds: what it covers stays refused all the same.
+    h.releaseOne();
+    await expect(p).rejects.toThrow('database file sync failed');
+    await expect(gate).rejects.toThrow('database file sync failed');
+    await expect(queued).rejects.toThrow('database file sync failed');
+    await expect(gc.write(() => insertAccount('e3'))).rejects.toThrow('database file sync failed');
+    await expect(gc.durable()).rejects.toThrow('database file sync failed');
+    expect(committedIds()).toEqual(['e1']);
+  });
 });
 
 describe('a database reached through a symlink', () => {

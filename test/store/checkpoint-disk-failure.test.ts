@@ -1,0 +1,49 @@
+// A failed sync of the DATABASE file (the checkpointer's), on a real failing disk (failing-disk.ts:
+// a loop-device ext4 whose backing store fills up): from then on no write is acknowledged, as
+// after a failed WAL sync, and every row acknowledged before it is still there after the disk is
+// back and the server restarted. Before, the checkpointer fell back to SQLite's own checkpoints on
+// the main connection: the next fsync of the database file reported clean (Linux reports a failed
+// write-back once), the WAL started over on pages the file never got, and the database read back
+// malformed, with every later write acknowledged.
+import { Database } from 'bun:sqlite';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FailingDisk, failingDisk } from '../support/failing-disk';
+
+let disk: FailingDisk;
+beforeEach(() => {
+  disk = failingDisk();
+});
+afterEach(() => disk.dispose());
+
+describe('a failed sync of the database file', () => {
+  for (const mode of ['pass', 'flush'] as const) {
+    it(`${mode === 'pass' ? "a checkpoint pass's own sync" : 'the sync before a hold'}: nothing acknowledged after it, everything acknowledged before it survives`, () => {
+      const path = join(disk.dir, 'payforge.db');
+      const child = spawnSync(process.execPath, [new URL('../support/disk-failure-child.ts', import.meta.url).pathname, path, disk.backing, mode], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(child.status, child.stderr).toBe(0);
+      const out = JSON.parse(child.stdout.trim().split('\n').pop()!) as { acked: string[]; refused: number; errors: string[] };
+      // A1 and A2 acknowledged before the failure.
+      expect(out.acked.filter((id) => !id.startsWith('acct_b_')).length).toBe(400);
+
+      // The server restarts on the disk as it really is (the page cache dropped).
+      disk.remount();
+      const db = new Database(path);
+      try {
+        expect((db.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check).toBe('ok');
+        const ids = new Set((db.query('SELECT id FROM accounts').all() as Array<{ id: string }>).map((r) => r.id));
+        expect(out.acked.filter((id) => !ids.has(id))).toEqual([]);
+        expect([...ids].filter((id) => id.startsWith('acct_b_'))).toEqual([]);
+      } finally {
+        db.close();
+      }
+      // None of the 3,000 after it, and why.
+      expect(out.refused).toBe(3000);
+      expect(out.errors).toEqual([expect.stringContaining('the database file could not be synced')]);
+    });
+  }
+});
