@@ -10,7 +10,7 @@
 // rowid). The first load counts every intent, once, by account, mode and state: that one pass
 // also hands the live view each account's ended-state counts as of the events read in the same
 // snapshot (ended-counts.ts), so the first live snapshot of those accounts counts nothing again.
-// PostgreSQL draws seqs out of commit order: pg/intents-overview.ts counts every time.
+// PostgreSQL draws seqs out of commit order: pg/intents-overview.ts keeps its counts by the events horizon.
 import type { IntentState, Mode } from '../domain/intent';
 import type { Awaitable, Sync } from './awaitable';
 import type { Db } from './db';

@@ -10,7 +10,7 @@ import { createPgEventRepo } from './events';
 import { pgClaimSlots } from './claims';
 import { createPgIdempotencyRepo, type IdempotencySlots } from './idempotency';
 import { createPgIntentRepo } from './intents';
-import { createPgIntentsOverviewRepo } from './intents-overview';
+import { createKeptIntentCounts, createPgIntentsOverviewRepo, type KeptIntentCounts } from './intents-overview';
 import { createEndedCounts, type EndedCounts } from '../ended-counts';
 import { createPgLiveEventRepo, createSeqHorizon, type SeqHorizon } from './live-events';
 import { guardUnavailable, openPg, pingWithin, unavailableAs } from './connect';
@@ -30,6 +30,8 @@ export interface PgShared {
   horizon: SeqHorizon;
   /** The live view's kept counts of ended intents (ended-counts.ts): one per store. */
   endedCounts: EndedCounts;
+  /** The accounts page's kept counts of intents (intents-overview.ts): one per store. */
+  intentCounts: KeptIntentCounts;
   idempotencySlots: IdempotencySlots;
   broadcastSlots: BroadcastSlots;
 }
@@ -49,7 +51,7 @@ export function pgReposOn(q: Pg, s: PgShared) {
     deliveries: createPgDeliveryRepo(q),
     events: createPgEventRepo(q),
     liveEvents: createPgLiveEventRepo(q, s.pool, s.horizon, s.states.live, s.endedCounts),
-    intentsOverview: createPgIntentsOverviewRepo(q),
+    intentsOverview: createPgIntentsOverviewRepo(q, s.horizon, s.intentCounts),
     dispatch: createPgDispatchStore(q),
     leases: createPgLeaseStore(q),
   };
@@ -99,6 +101,7 @@ export function pgStoreOn(pool: SQL, opts: PgStoreOptions): PgStore {
     states: opts.states,
     horizon: createSeqHorizon(pool),
     endedCounts: createEndedCounts(),
+    intentCounts: createKeptIntentCounts(),
     idempotencySlots: claims.idempotency,
     broadcastSlots: claims.broadcast,
   };

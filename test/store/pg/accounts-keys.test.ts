@@ -1,12 +1,8 @@
-// Accounts, API keys and the operator's counts on a real PostgreSQL with the real migrations.
+// Accounts and API keys on a real PostgreSQL (the operator's counts: intents-overview.test.ts) with the real migrations.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../../src/store/api-keys';
 import { createAccount, createPgAccountRepo, setAccountPlan } from '../../../src/store/pg/accounts';
 import { createPgApiKeyRepo } from '../../../src/store/pg/api-keys';
-import { createPgIntentRepo } from '../../../src/store/pg/intents';
-import { createPgIntentsOverviewRepo } from '../../../src/store/pg/intents-overview';
-import { storedIntent } from '../../support/db';
-import { statesTagged } from '../../../machines/judge';
 import { type PgTestDb, pgTestDb } from './db';
 
 let t: PgTestDb;
@@ -44,11 +40,5 @@ describe('accounts and API keys (PostgreSQL)', () => {
     await expect(keys.revoke('key_none')).rejects.toMatchObject({ code: 'key.not_found' });
     await expect(keys.revoke('key_\u0000')).rejects.toMatchObject({ code: 'key.not_found' });
     expect(await keys.accountOf('key_\u0000')).toBeNull();
-  });
-
-  it('the operator counts intents per account', async () => {
-    const intents = createPgIntentRepo(t.sql, { live: statesTagged('live') });
-    for (const accountId of ['acct_a', 'acct_a', 'acct_b']) await intents.insert(storedIntent({ accountId }));
-    expect(await createPgIntentsOverviewRepo(t.sql).countsByAccount()).toEqual(new Map([['acct_a', 2], ['acct_b', 1]]));
   });
 });
