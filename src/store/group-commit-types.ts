@@ -65,7 +65,7 @@ export interface GroupCommitter {
    * acknowledged, as after a failed WAL sync (commit-sync.ts); restart once the disk is fixed.
    */
   refuse(error: unknown): void;
-    /** Hold new batches (the checkpointer's final pass) until resume(). */
+  /** Hold new batches (the checkpointer's final pass) until resume(). */
   pause(): void;
   resume(): void;
   /** Wait until every commit is synced (shutdown). */
