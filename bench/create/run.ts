@@ -2,7 +2,7 @@
 // hello-world server measured in the same run. The load generator is a separate process (wrk if
 // installed, else bench/create/load.ts) so it does not share the server's event loop.
 // Usage: bun bench/create/run.ts [--write]   (--write records the run in bench/RESULTS.md)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { threadCpuUs as threadCpuByKind } from '../support/proc-cpu';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +50,11 @@ interface LoadResult {
   main_cpu_us?: number;
   /** Its Worker threads (dispatcher, intent writer, checkpointer), and its other threads (JIT, GC, I/O pool). */
   worker_cpu_us?: number;
+  /** Of those: the webhook dispatcher's thread and the checkpointer's (named threads; NaN when unnamed). */
+  dispatch_cpu_us?: number;
+  checkpoint_cpu_us?: number;
+  /** The dispatcher thread's read and write system calls (SQLite's page reads and WAL writes) and bytes read. */
+  dispatch_io?: { reads: number; writes: number; readBytes: number };
   other_cpu_us?: number;
   /** Time the main thread was ready to run but waited for a core (schedstat), and how often it was preempted. */
   main_wait_us?: number;
@@ -90,9 +95,24 @@ function mainThreadCpuUs(): number {
  * dispatcher's, the intent writer's, the checkpointer's: Bun names them all `Worker`), and the rest
  * (JIT, GC helpers, the I/O pool that runs the WAL fdatasyncs).
  */
-function threadCpuUs(): { main: number; workers: number; other: number } {
-  const t = threadCpuByKind('Worker');
-  return { main: t.main, workers: t.named, other: t.other };
+function threadCpuUs(): { main: number; workers: number; other: number; dispatch: number; checkpoint: number } {
+  const t = threadCpuByKind((c) => c === 'Worker' || c.startsWith('pf-'));
+  return { main: t.main, workers: t.named, other: t.other, dispatch: t.byName.get('pf-dispatch') ?? Number.NaN, checkpoint: t.byName.get('pf-checkpoint') ?? Number.NaN };
+}
+
+/** Read and write system calls (pread, pwrite, ...; not socket sends/receives) of the thread named `comm`, from /proc; NaN when none. */
+function threadIo(comm: string): { reads: number; writes: number; readBytes: number } {
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      if (readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() !== comm) continue;
+      const io = readFileSync(`/proc/self/task/${tid}/io`, 'utf8');
+      const f = (k: string) => Number(new RegExp(`^${k}: (\\d+)`, 'm').exec(io)?.[1] ?? Number.NaN);
+      return { reads: f('syscr'), writes: f('syscw'), readBytes: f('rchar') };
+    }
+  } catch {
+    // not Linux
+  }
+  return { reads: Number.NaN, writes: Number.NaN, readBytes: Number.NaN };
 }
 
 /** The main thread's time runnable but waiting for a core (µs, /proc schedstat) and its involuntary context switches; NaN elsewhere. */
@@ -121,6 +141,7 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuUs();
   const th0 = threadCpuUs();
+  const io0 = threadIo('pf-dispatch');
   const waits0 = mainThreadWaits();
   const proc = Bun.spawn(cmd, { env: childEnv, stdout: 'pipe', stderr: 'pipe' });
   // The load generator stops by itself after `seconds`; this is only a guard against a hang.
@@ -131,12 +152,16 @@ async function load(t: Target, seconds: number): Promise<LoadResult> {
   if (code !== 0 || !line) throw new Error(`load generator failed (exit ${code}):\n${out}\n${err}`);
   const cpu = process.cpuUsage(cpu0);
   const th1 = threadCpuUs();
+  const io1 = threadIo('pf-dispatch');
   const waits1 = mainThreadWaits();
   return {
     ...(JSON.parse(line.slice('BENCH_JSON '.length)) as LoadResult),
     server_cpu_us: cpu.user + cpu.system,
     main_cpu_us: mainThreadCpuUs() - main0,
     worker_cpu_us: th1.workers - th0.workers,
+    dispatch_cpu_us: th1.dispatch - th0.dispatch,
+    checkpoint_cpu_us: th1.checkpoint - th0.checkpoint,
+    dispatch_io: { reads: io1.reads - io0.reads, writes: io1.writes - io0.writes, readBytes: io1.readBytes - io0.readBytes },
     other_cpu_us: th1.other - th0.other,
     main_wait_us: waits1.waitUs - waits0.waitUs,
     main_preempted: waits1.preempted - waits0.preempted,
@@ -177,7 +202,7 @@ async function runBaseline(): Promise<LoadResult> {
 // --- PayForge: the real server on a temp database ----------------------------------------------
 // As a user runs it: a webhook endpoint is configured, so every create also queues its
 // intent.created delivery and the dispatcher sends it (to a receiver in its own process).
-async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary; batches: number; writes: number; writerBatches: number; writerWrites: number; syncs: number; gateWaits: number; gateWaitMs: number; rows: number; created201: number; sentAtEnd: number; catchUpMs: number; lag: { p50: number; p99: number; max: number }; delivered: number; bytesPerIntent: number }> {
+async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary; batches: number; writes: number; writerBatches: number; writerWrites: number; syncs: number; gateWaits: number; gateWaitMs: number; rows: number; created201: number; sentAtEnd: number; sentRun: number; catchUpMs: number; lag: { p50: number; p99: number; max: number }; delivered: number; bytesPerIntent: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'payforge-bench-'));
   const db = join(dir, 'payforge.db');
   const base = structuredClone(DEFAULT_CONFIG);
@@ -205,6 +230,7 @@ async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary
     const gs0 = await metric(server.url, 'payforge_commit_gate_wait_seconds_total');
     const wb0 = await metric(server.url, 'payforge_writer_batches_total');
     const ww0 = await metric(server.url, 'payforge_writer_writes_total');
+    const d0 = await metric(server.url, 'payforge_webhook_delivered_total');
     // The server shares this process: its event loop's lag and its own spans, over the run.
     const tl = startTimeline();
     const runStart = Date.now();
@@ -248,7 +274,7 @@ async function runPayForge(): Promise<{ r: LoadResult; timeline: TimelineSummary
     const { page_count: pages } = check.query('PRAGMA page_count').get() as { page_count: number };
     const { page_size: pageSize } = check.query('PRAGMA page_size').get() as { page_size: number };
     check.close();
-    return { r, timeline, batches: b1 - b0, writes: w1 - w0, writerBatches: wb1 - wb0, writerWrites: ww1 - ww0, syncs: s1 - s0, gateWaits: g1 - g0, gateWaitMs: (gs1 - gs0) * 1000, rows, created201, sentAtEnd, catchUpMs, lag, delivered, bytesPerIntent: (pages * pageSize) / Math.max(1, rows) };
+    return { r, timeline, batches: b1 - b0, writes: w1 - w0, writerBatches: wb1 - wb0, writerWrites: ww1 - ww0, syncs: s1 - s0, gateWaits: g1 - g0, gateWaitMs: (gs1 - gs0) * 1000, rows, created201, sentAtEnd, sentRun: sentAtEnd - d0, catchUpMs, lag, delivered, bytesPerIntent: (pages * pageSize) / Math.max(1, rows) };
   } finally {
     await server.stop().catch(() => {});
     receiver.kill('SIGTERM');
@@ -288,7 +314,7 @@ const md = [
     `(mean group-commit batch ${(pf.writes / Math.max(1, pf.batches)).toFixed(1)}), of which ${(pf.writerBatches / (pf.r.duration_us / 1e6)).toFixed(0)}/s for ${(pf.writerWrites / (pf.r.duration_us / 1e6)).toFixed(0)} creates/s on the intent writer thread (synchronous=FULL: its fsync on that thread); the event loop's batches made durable by ${(pf.syncs / (pf.r.duration_us / 1e6)).toFixed(0)} WAL fdatasyncs/s off the event loop. ` +
     `Event-loop batches that waited for another thread's transaction (dispatcher, intent writer) before BEGIN (without blocking the loop): ${pf.gateWaits} of ${pf.batches - pf.writerBatches}, ${pf.gateWaitMs.toFixed(0)} ms in all (${(pf.gateWaitMs / Math.max(1, pf.gateWaits)).toFixed(2)} ms each). ` +
     `Server main thread (event loop): ${((pf.r.main_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs CPU per create (${(((pf.r.main_cpu_us ?? 0) / Math.max(1, pf.r.server_cpu_us ?? 1)) * 100).toFixed(0)} % of the process's); ` +
-    `its Worker threads (webhook dispatcher, intent writer, checkpointer) ${((pf.r.worker_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs, its other threads (JIT, GC, I/O pool) ${((pf.r.other_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs. ` +
+    `its Worker threads (webhook dispatcher, intent writer, checkpointer) ${((pf.r.worker_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs (dispatcher ${((pf.r.dispatch_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)}, checkpointer ${((pf.r.checkpoint_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)}; dispatcher per delivery sent in the run ${((pf.r.dispatch_cpu_us ?? Number.NaN) / Math.max(1, pf.sentRun)).toFixed(0)} µs, ${((pf.r.dispatch_io?.reads ?? Number.NaN) / Math.max(1, pf.sentRun)).toFixed(2)} reads of ${((pf.r.dispatch_io?.readBytes ?? Number.NaN) / Math.max(1, pf.sentRun) / 1024).toFixed(1)} KiB and ${((pf.r.dispatch_io?.writes ?? Number.NaN) / Math.max(1, pf.sentRun)).toFixed(2)} writes), its other threads (JIT, GC, I/O pool) ${((pf.r.other_cpu_us ?? Number.NaN) / Math.max(1, pf.r.requests)).toFixed(0)} µs. ` +
     `Intent rows after shutdown: ${pf.rows} ≥ ${pf.created201} responses 201 (warm-up + run); intent.created webhooks delivered by then: ${pf.sentAtEnd} at the end of the run (${((pf.sentAtEnd / Math.max(1, pf.rows)) * 100).toFixed(0)} % of the rows), the rest sent ${Number.isNaN(pf.catchUpMs) ? `not within ${CATCH_UP_SECONDS} s` : `${(pf.catchUpMs / 1000).toFixed(2)} s`} after it (no more creates; ${pf.delivered} recorded delivered at shutdown); the run's deliveries, row committed -> sent: p50 ${(pf.lag.p50 / 1000).toFixed(2)} s, p99 ${(pf.lag.p99 / 1000).toFixed(2)} s, max ${(pf.lag.max / 1000).toFixed(2)} s. ` +
     `Database after a TRUNCATE checkpoint: ${pf.bytesPerIntent.toFixed(0)} bytes per created intent (row and indexes, its event and delivery).`,
   '',

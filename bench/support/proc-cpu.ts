@@ -43,10 +43,13 @@ export const totalCpuUs = (pids: number[]): number => pids.reduce((sum, pid) => 
 /**
  * CPU µs of this process's threads by kind: the main thread (the event loop), the threads whose
  * name (/proc comm) is `named` (`Worker` for Bun's Workers, `HTTP Client` for fetch's thread), and
- * the rest (JIT, GC helpers, the I/O pool). 10 ms clock ticks: a rough split. NaN off Linux.
+ * the rest (JIT, GC helpers, the I/O pool); and every thread name's sum (`byName`: PayForge names its
+ * Workers pf-dispatch, pf-checkpoint, pf-writer, src/store/thread-name.ts). 10 ms clock ticks: a rough
+ * split. NaN off Linux.
  */
-export function threadCpuUs(named: string): { main: number; named: number; other: number } {
-  const out = { main: 0, named: 0, other: 0 };
+export function threadCpuUs(named: string | ((comm: string) => boolean)): { main: number; named: number; other: number; byName: Map<string, number> } {
+  const isNamed = typeof named === 'string' ? (c: string) => c === named : named;
+  const out = { main: 0, named: 0, other: 0, byName: new Map<string, number>() };
   try {
     for (const tid of readdirSync('/proc/self/task')) {
       let stat: string;
@@ -58,12 +61,13 @@ export function threadCpuUs(named: string): { main: number; named: number; other
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const us = (Number(f[11]) + Number(f[12])) * TICK_US;
+      out.byName.set(comm, (out.byName.get(comm) ?? 0) + us);
       if (tid === String(process.pid)) out.main += us;
-      else if (comm === named) out.named += us;
+      else if (isNamed(comm)) out.named += us;
       else out.other += us;
     }
   } catch {
-    return { main: Number.NaN, named: Number.NaN, other: Number.NaN };
+    return { main: Number.NaN, named: Number.NaN, other: Number.NaN, byName: new Map() };
   }
   return out;
 }

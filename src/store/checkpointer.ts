@@ -28,7 +28,9 @@ import type { GroupCommitter } from './group-commit';
 // Inline source (a Blob URL): the compiled single-file binary needs no worker file beside it.
 const WORKER_SOURCE = `
 import { Database } from 'bun:sqlite';
-import { fdatasyncSync } from 'node:fs';
+import { fdatasyncSync, writeFileSync } from 'node:fs';
+// The thread's name as the OS shows it (src/store/thread-name.ts; this source is inline, so not imported).
+try { writeFileSync('/proc/thread-self/comm', 'pf-checkpoint'); } catch {}
 let db = null;
 self.onmessage = (e) => {
   const m = e.data;

@@ -17,8 +17,11 @@ import { openDb, type Db } from './db';
 import { createIntentWrites, failedOutcome, type IntentWrites, type NewIntentOutcome, type NewIntentWrite } from './intent-writes';
 import type { FromIntentWriter, ToIntentWriter } from './intent-writer';
 import { writeGateOn, type WriteGate } from './write-gate';
+import { nameThread } from './thread-name';
 
 declare const self: Worker;
+
+nameThread('pf-writer');
 
 /** Longest wait for the checkpointer's hold or the write turn (then SQLite's own lock decides). */
 const TURN_WAIT_MS = 1000;

@@ -4,6 +4,7 @@
 // the server's event loop. The durability gate is the connection's (on SQLite: the server's batch
 // numbers in shared memory); log lines go back to the server's logger.
 import { openDispatchConnection, type DispatchConnection } from '../store/dispatch-connection';
+import { nameThread } from '../store/thread-name';
 import { createDispatcher, type Dispatcher, type DispatcherLog } from './dispatcher';
 import { NOT_WOKEN, WOKEN_FROM_OFFSET, type FromDispatchWorker, type ToDispatchWorker } from './dispatcher-thread';
 
@@ -49,6 +50,7 @@ function publishStats(): void {
 async function handle(m: ToDispatchWorker): Promise<void> {
   switch (m.type) {
     case 'init': {
+      nameThread('pf-dispatch');
       stats = new BigInt64Array(m.stats);
       wakeFlag = new Int32Array(m.wake, 0, 1);
       wokenFrom = new BigInt64Array(m.wake, WOKEN_FROM_OFFSET, 1);
