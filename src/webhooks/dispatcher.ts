@@ -40,8 +40,10 @@ type Scan = 0 | 1 | 2;
  * COMMIT whose WAL pages cost about as much as a few rows): one per 128 sends. A crash loses at most
  * these (their rows are sent again: at least once, as before). Rows whose record waits stay held,
  * so they are not claimed again meanwhile (a claim reads past them). 128, not 32: under
- * bench/create the dispatcher thread's CPU per delivery fell ~11 µs (median of 7 alternated pairs;
- * its write system calls per delivery 0.62 -> 0.35, reads 1.3 -> 1.1); 256 was no better (bench/RESULTS.md, dcpu2).
+ * bench/create (14 alternated pairs) the dispatcher thread's CPU per delivery fell in 13 (median
+ * 4 µs of ~50; its write system calls per delivery 0.62 -> 0.36) and the event loop's per create in
+ * 13 (median 5 µs: fewer foreign commits dropping its page cache, fewer write turns to wait for);
+ * 256 was no better (bench/RESULTS.md, dcpu2).
  */
 const RECORD_BATCH = 128;
 const RECORD_WAIT_MS = 50;
