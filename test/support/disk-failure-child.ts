@@ -1,13 +1,14 @@
 // The server's SQLite write path (group commit, the WAL's fdatasync off the event loop, the
 // checkpoint worker) on a disk that starts refusing write-backs, in its own process (the parent
 // remounts the disk afterwards, which needs every file on it closed):
-// `bun disk-failure-child.ts <db> <backing tmpfs> <pass|flush>`.
+// `bun disk-failure-child.ts <db> <backing tmpfs> <pass|flush|wal>`.
 //   1. rows A1 acknowledged; a reader holds a snapshot; rows A2 acknowledged;
 //   2. the disk fills (failing-disk.ts) and a checkpoint pass runs: held back by the reader it
 //      copies A1's pages into the database file WITHOUT syncing it (SQLite syncs the file only in
 //      a pass that reaches the WAL's end) and moves the WAL's backfill mark past them;
 //   3. `pass`: the reader ends and the next pass reaches the end: its sync of the database file
-//      fails. `flush`: (WAL bound 16 frames) the checkpointer's own sync before its hold fails;
+//      fails. `flush`: (WAL bound 16 frames) the checkpointer's own sync before its hold fails.
+//      `wal`: (no pass) 100 more rows, one batch: its WAL fdatasync fails;
 //   4. the disk is back; rows B are written (3,000: the WAL would pass SQLite's automatic
 //      checkpoint twice, were it on); then a clean shutdown.
 // Prints one JSON line: the rows acknowledged, the rows refused, the checkpointer's error logs.
@@ -19,7 +20,7 @@ import { createWalSync } from '../../src/store/wal-sync';
 import { createWriteGate } from '../../src/store/write-gate';
 import { fillBacking, freeBacking } from './failing-disk';
 
-const [path, backing, mode] = process.argv.slice(2) as [string, string, 'pass' | 'flush'];
+const [path, backing, mode] = process.argv.slice(2) as [string, string, 'pass' | 'flush' | 'wal'];
 const db = openDb(path);
 const walSync = createWalSync(path);
 const errors: string[] = [];
@@ -80,11 +81,14 @@ if (mode === 'pass') {
   await pass();
   reader.exec('COMMIT');
   await pass();
-} else {
+} else if (mode === 'flush') {
   await pass();
   reader.exec('COMMIT');
+} else {
+  reader.exec('COMMIT');
+  await rows('acct_w_', 100);
 }
-await until(() => errors.length > 0, "the checkpointer's failure");
+if (mode !== 'wal') await until(() => errors.length > 0, "the checkpointer's failure");
 freeBacking(backing);
 await rows('acct_b_', 3000);
 reader.close();
