@@ -153,9 +153,8 @@ export function createDispatchStore(db: Db): SqliteDispatchStore {
   };
   const dueCandidates = (now: number, skipUrls: readonly string[], limit: number, since: number) => {
     // A lease that ran out with neither record nor release (an attempt that crashed) is dropped,
-    // so `held` stays what is in flight, claimed ahead or waiting for its record (at most twice
-    // the concurrency plus a batch of records: 256 by default).
-    if (held.size > 512) for (const [seq, until] of held) if (until < now) held.delete(seq);
+    // so `held` stays what is in flight or claimed ahead (at most twice the concurrency).
+    if (held.size > 256) for (const [seq, until] of held) if (until < now) held.delete(seq);
     // Our own rows are among the oldest due: read past as many as we hold, so `limit` others
     // still fit (and a window that comes back short still means the end of the due rows).
     const ours = held.size;

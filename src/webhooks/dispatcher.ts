@@ -36,17 +36,15 @@ type Scan = 0 | 1 | 2;
 /**
  * Attempts are recorded in batches, not at every tick: once this many wait, or RECORD_WAIT_MS after
  * the oldest of them (and at stop). A record is not on a delivery's path (its time is the attempt's),
- * and each write is a transaction (on SQLite the write turn the server's batches take too, and a
- * COMMIT whose WAL pages cost about as much as a few rows): one per 128 sends. A crash loses at most
- * these (their rows are sent again: at least once, as before). Rows whose record waits stay held,
- * so they are not claimed again meanwhile (a claim reads past them). 128, not 32: under
- * bench/create (14 alternated pairs) the dispatcher thread's CPU per delivery fell in 13 (median
- * 4 µs of ~50; its write system calls per delivery 0.62 -> 0.36) and the event loop's per create in
- * 13 (median 5 µs: fewer foreign commits dropping its page cache, fewer write turns to wait for);
- * 256 was no better (bench/RESULTS.md, dcpu2).
+ * and each write is a transaction (on SQLite the write lock the server's batches queue behind, and
+ * a COMMIT whose WAL pages cost about as much as a few rows): one per 32 sends instead of one per
+ * few. A crash loses at most these (their rows are sent again: at least once, as before). Rows
+ * whose record waits stay held, so they are not claimed again meanwhile. 128 (50 ms) was measured
+ * and not kept: a little less CPU per delivery, but under create load the dispatcher then sends
+ * more of them during the run and the creates slowed (bench/RESULTS.md, dcpu2).
  */
-const RECORD_BATCH = 128;
-const RECORD_WAIT_MS = 50;
+const RECORD_BATCH = 32;
+const RECORD_WAIT_MS = 20;
 
 /**
  * Rows claimed ahead per URL, in perEndpoints' worth beyond the ones in flight. Two, not one: the
