@@ -52,10 +52,13 @@ self.onmessage = (e) => {
       postMessage({ type: 'closed' });
     }
   } catch (err) {
-    // The disk's refusal (a sync or write of the database file) is told apart from the rest.
+    // The disk's refusal (a sync or write of the database file) is told apart from a full disk
+    // (a write of the file refused for space: nothing pretends to be written, a later pass redoes it)
+    // and from the rest.
     const code = String(err?.code ?? '');
-    const disk = m.type === 'flush' || (m.type === 'checkpoint' && (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_FULL'));
-    postMessage({ type: 'error', error: String(err), disk });
+    const full = m.type === 'checkpoint' && code === 'SQLITE_FULL';
+    const disk = m.type === 'flush' || (m.type === 'checkpoint' && code.startsWith('SQLITE_IOERR'));
+    postMessage({ type: 'error', error: String(err), disk, full });
   }
 };`;
 
@@ -88,7 +91,7 @@ export interface Checkpointer {
   stats(): { checkpoints: number; holds: number; completed: number };
 }
 
-type Reply = { type: 'ready' | 'closed' | 'flushed' } | { type: 'checkpointed'; busy: number; log: number; checkpointed: number } | { type: 'error'; error: string; disk?: boolean };
+type Reply = { type: 'ready' | 'closed' | 'flushed' } | { type: 'checkpointed'; busy: number; log: number; checkpointed: number } | { type: 'error'; error: string; disk?: boolean; full?: boolean };
 
 // One read-only descriptor per database file for the whole process, opened at its first hold and
 // never closed: closing ANY descriptor of a file drops every POSIX lock this process holds on it
@@ -124,6 +127,8 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
   let stopped = false;
   let failed = false;
   let diskFailed = false;
+  /** The last pass found the disk full (warned once until a pass succeeds). */
+  let full = false;
   /** The worker's connection closing after the disk failed (see fail()). */
   let closing: Promise<Reply> | null = null;
   let lastWrites = -1;
@@ -179,8 +184,17 @@ export function startCheckpointer(o: CheckpointerOptions): Checkpointer {
   async function checkpoint(): Promise<Extract<Reply, { type: 'checkpointed' }> | null> {
     const t0 = traceStart();
     const r = await ask({ type: 'checkpoint' });
+    if (r.type === 'error' && r.full) {
+      // Disk full while copying pages: write() refused them (no write-back to fail later), the
+      // backfill mark did not move, and the next pass copies them again: retry, whatever the writes.
+      if (!full) o.log('warn', 'checkpoint: the disk is full; the WAL grows until a pass fits', { error: r.error });
+      full = true;
+      lastWrites = -1;
+      return null;
+    }
     if (r.type === 'error') fail(r.error, r.disk);
     if (r.type !== 'checkpointed') return null;
+    full = false;
     stats.checkpoints++;
     span('checkpoint.pass', t0, r.log);
     return r;

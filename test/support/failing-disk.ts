@@ -7,7 +7,7 @@
 // a later fsync returns clean, the pages never written (fsyncgate). remount() drops the page
 // cache, so what is read back is what the disk got.
 //
-// Needs root, /dev/loop* and mkfs.ext4 (the CI machine runs as root, as the PostgreSQL and
+// Needs root, a free /dev/loop* and mkfs.ext4 (the CI machine runs as root, as the PostgreSQL and
 // browser tests' installs do); fails, never skips, without them.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, closeSync, writeSync, rmSync, unlinkSync } from 'node:fs';
@@ -45,8 +45,12 @@ export function freeBacking(backing: string): void {
   unlinkSync(join(backing, 'fill'));
 }
 
-export function failingDisk(): FailingDisk {
-  if (process.getuid?.() !== 0) throw new Error('failingDisk needs root (mount, losetup): run the tests as root');
+/**
+ * `imageMb`: the ext4's size (64 by default, past the 16 MB tmpfs: fill() makes write-backs fail);
+ * below 16, the ext4 itself fills up first (write() refused with ENOSPC: a full disk, nothing lost).
+ */
+export function failingDisk(o: { imageMb?: number } = {}): FailingDisk {
+  if (process.getuid?.() !== 0) throw new Error('failingDisk needs root (mount -t tmpfs, mount -o loop): run the tests as root');
   const root = mkdtempSync(join(tmpdir(), 'pf-disk-'));
   const backing = join(root, 'back');
   const dir = join(root, 'mnt');
@@ -62,19 +66,31 @@ export function failingDisk(): FailingDisk {
       }
     }
     undo.length = 0;
-    rmSync(root, { recursive: true, force: true });
+    try {
+      rmSync(root, { recursive: true, force: true });
+    } catch {
+      // Still mounted (a file on it open in this process): the lazy unmounts finish when it closes.
+    }
+  };
+  // A file still open on it (in this process) makes a plain unmount fail: detach it lazily then.
+  const unmount = (path: string) => {
+    try {
+      run('umount', [path]);
+    } catch {
+      run('umount', ['-l', path]);
+    }
   };
   try {
     run('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', backing]);
-    undo.push(() => run('umount', [backing]));
+    undo.push(() => unmount(backing));
     const image = join(backing, 'disk.img');
-    run('truncate', ['-s', '64M', image]);
-    const loop = run('losetup', ['-f', '--show', image]);
-    undo.push(() => run('losetup', ['-d', loop]));
+    run('truncate', ['-s', `${o.imageMb ?? 64}M`, image]);
     // No journal: only the data's write-back can fail (the metadata blocks exist from mkfs).
-    run('mkfs.ext4', ['-q', '-F', '-O', '^has_journal', loop]);
-    run('mount', [loop, dir]);
-    undo.push(() => run('umount', [dir]));
+    run('mkfs.ext4', ['-q', '-F', '-O', '^has_journal', image]);
+    // mount -o loop sets the loop device up to detach itself when unmounted (autoclear).
+    const mount = () => run('mount', ['-o', 'loop', image, dir]);
+    mount();
+    undo.push(() => unmount(dir));
     return {
       dir,
       backing,
@@ -82,7 +98,7 @@ export function failingDisk(): FailingDisk {
       free: () => freeBacking(backing),
       remount() {
         run('umount', [dir]);
-        run('mount', [loop, dir]);
+        mount();
       },
       dispose,
     };
