@@ -56,6 +56,8 @@ export const ONCE: Record<string, string> = {
   'test/log.test.ts': 'no store',
   'test/readme/**': 'no store (README against the machine)',
   'test/actors/step.test.ts': 'no store (pure step)',
+  'test/actors/sharded.test.ts': 'no store (sharded Set/Map against plain ones)',
+  'test/actors/deadlines.test.ts': 'no store (the deadline heap alone, its own clock)',
   'test/architecture/**': 'source checks (imports, lint rules, these lists): they read files, not a database',
   'test/binary/**': 'the compiled binary (serve on its own SQLite default)',
   'test/cli/machine-config.test.ts': 'the CLI prints the machine (machine --json): it opens no database',

@@ -1,6 +1,7 @@
 // Deadlines from the database: one timer for the earliest expires_at among live intents, not
 // one setTimeout per intent and not XState `after` (delayed events are not persisted).
 // Re-armed on boot from the rows, so an intent that ran out while the server was down expires at once.
+import { ShardedMap } from './sharded';
 
 export interface Deadlines {
   arm(intentId: string, at: number): void;
@@ -10,9 +11,10 @@ export interface Deadlines {
 }
 
 export function createDeadlines(onDue: (intentId: string) => void, now: () => number = Date.now): Deadlines {
-  // Binary min-heap of [at, id]; `armed` holds the current deadline per id (lazy deletion).
+  // Binary min-heap of [at, id]; `armed` holds the current deadline per id (lazy deletion),
+  // sharded: it holds every live intent's, and a plain Map's growth rehashes them all at once.
   const heap: Array<[number, string]> = [];
-  const armed = new Map<string, number>();
+  const armed = new ShardedMap<number>();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let timerAt = Infinity;
   let stopped = false;

@@ -22,6 +22,7 @@ import type { NewIntent, NewIntentResult, Runtime, RuntimeDeps, Tx } from './run
 import { asReported, envelope, project } from './project-row';
 import { createdEvent, createdMove, newRow, newRowCopy } from './fresh-row';
 import { andThen, NO_SAVEPOINT } from './sync-then';
+import { ShardedMap, ShardedSet } from './sharded';
 
 export type { NewIntent, NewIntentResult, Runtime, RuntimeDeps, Tx } from './runtime-types';
 
@@ -38,14 +39,13 @@ const SCAN_PAGE = 500;
 /** Whole rows (live intents holding a transaction) read per turn of the event loop in a scan. */
 const ROWS_CHUNK = 200;
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
-
 /** An expiry whose write failed is tried again this soon (the periodic scan would, later). */
 const EXPIRY_RETRY_MS = 1_000;
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const now = deps.now ?? Date.now;
   const log: Log = deps.log ?? (() => {});
-  const live = new Set<string>();
+  const live = new ShardedSet(); // Sharded (also the scan's ids): growing one never rehashes 100k ids at once.
   const mirror = deps.inspect ? createInspectMirror(deps.inspect) : null;
   let scanTimer: ReturnType<typeof setInterval> | null = null;
 
@@ -56,7 +56,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   };
   // Commits handed over so far, and the last one per intent while a scan is under way: a scan needs those after its start.
   let handovers = 0;
-  const handedAt = new Map<string, number>();
+  const handedAt = new ShardedMap<number>();
   // Where the scans under way started (a periodic one and one for a shard just leased may overlap).
   const scans: number[] = [];
   /** Forget the handovers no scan under way needs: all of them when none is (a later one starts after them). */
@@ -227,7 +227,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     //   is followed from then on. Exactly what a single read just before those commits gives.
     // Each page is followed as it is read (its heads are then garbage of the young generation:
     // nothing of 100k heads outlives the scan's many turns but their ids).
-    const ids = new Set<string>();
+    const ids = new ShardedSet();
     const accounts = new Set<string>();
     const holding: LiveHead[] = [];
     let page = await deps.intents.liveHeadsPage(null, SCAN_PAGE);
@@ -387,7 +387,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     },
     liveIntents: () => live.size,
     dropWhere(gone) {
-      for (const id of [...live]) if (gone(id)) unfollow(id);
+      for (const id of live) if (gone(id)) unfollow(id);
     },
     stop() {
       if (scanTimer) clearInterval(scanTimer);

@@ -1,0 +1,52 @@
+// src/actors/deadlines.ts with a few thousand intents (its `armed` map is sharded, sharded.ts):
+// due deadlines fire in order of their time, a disarmed one never fires, a re-armed one fires
+// once at its latest time, and one not yet due waits. The clock is the test's own (`now`); the
+// timer is real, so the test polls until what is due has fired (no fixed sleep).
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids';
+import { createDeadlines } from '../../src/actors/deadlines';
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 5_000;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('deadlines', () => {
+  it('fires what is due in order of time, never a disarmed one, a re-armed one once at its latest time', async () => {
+    let clock = 1_000_000;
+    const fired: string[] = [];
+    const d = createDeadlines((id) => fired.push(id), () => clock);
+    const ids = Array.from({ length: 3_000 }, () => newId('pi'));
+    // Distinct times, not in id order: a deterministic shuffle of 0..2999 (997 is prime to 3000).
+    const at = new Map(ids.map((id, i) => [id, 10_000 + ((i * 997) % 3_000) * 10]));
+    for (const id of ids) d.arm(id, at.get(id)!);
+    expect(d.size()).toBe(3_000);
+    const disarmed = ids.filter((_, i) => i % 3 === 0);
+    for (const id of disarmed) d.disarm(id);
+    // Every seventh (kept) one moved: later or earlier, still distinct from every other time.
+    const moved = ids.filter((_, i) => i % 3 !== 0 && i % 7 === 0);
+    moved.forEach((id, k) => {
+      at.set(id, k % 2 ? at.get(id)! + 5 : at.get(id)! - 3);
+      d.arm(id, at.get(id)!);
+    });
+    expect(d.size()).toBe(2_000);
+    const kept = ids.filter((_, i) => i % 3 !== 0);
+    const expected = [...kept].sort((a, b) => at.get(a)! - at.get(b)!);
+    await until(() => fired.length === kept.length, 'every kept deadline to fire');
+    expect(fired).toEqual(expected);
+    expect(d.size()).toBe(0);
+
+    // Not yet due: nothing fires until the clock passes it.
+    const later = Array.from({ length: 500 }, () => newId('pi'));
+    later.forEach((id, i) => d.arm(id, clock + 2 + i));
+    await new Promise((r) => setImmediate(r));
+    expect(fired.length).toBe(kept.length);
+    clock += 1_000;
+    await until(() => fired.length === kept.length + later.length, 'the later deadlines to fire');
+    expect(fired.slice(kept.length)).toEqual(later);
+    d.stop();
+  });
+});
