@@ -78,7 +78,7 @@ function heapPush(): Worst {
   return w;
 }
 
-const fmt = (w: Worst) => `${w.ms.toFixed(2)} ms at #${w.at.toLocaleString('en-US')} (${w.slow} > ${SLOW_MS} ms; ${(((w.totalMs * 1000) / N) as number).toFixed(3)} µs/op)`;
+const fmt = (w: Worst) => `${w.ms.toFixed(2)} ms at #${w.at.toLocaleString('en-US')} (${w.slow} > ${SLOW_MS} ms; ${((w.totalMs * 1000) / N).toFixed(3)} µs/op)`;
 // How even the shards are for these ids (the largest over the mean).
 const per = new Array<number>(256).fill(0);
 for (let i = 0; i < N; i++) per[shardOf(ids[i]!)]!++;
