@@ -5,6 +5,7 @@
 export const SQLITE_ONLY: Record<string, string> = {
   'test/store/wal-sync.test.ts': 'the WAL fdatasync thread and the checkpoint worker are SQLite machinery',
   'test/store/checkpoint-disk-failure.test.ts': "the checkpoint worker's database-file sync on a SQLite file (a real failing disk)",
+  'test/api/store-unavailable-sqlite.test.ts': 'a SQLite file on a real full or failing disk (PostgreSQL down: test/api/store-unavailable-pg.test.ts)',
   'test/store/page-size.test.ts': "the SQLite file's page size (PostgreSQL's is fixed at build time)",
   'test/store/write-gate.test.ts': "the write turn and batch numbers shared by SQLite's group committer and the dispatcher thread's connection",
   'test/store/group-commit.test.ts': "SQLite's group committer (one transaction, a savepoint per write)",

@@ -71,8 +71,11 @@ export async function startServer(config: Config, opts: ServerOptions): Promise<
       if (durable !== null) {
         try {
           await durable;
-        } catch {
-          return errorResponse(new AppError('internal.error', 'The database could not make its last writes durable.'), newId('req', 20));
+        } catch (e) {
+          // A failed sync: the store refuses every write since (AppError store.unavailable, 503 with
+          // retry_after, src/store/disk-refusal.ts); what this answer read may not survive a power loss.
+          const id = res.headers.get('x-request-id') ?? newId('req', 20);
+          return errorResponse(e instanceof AppError ? e : new AppError('internal.error', 'The database could not make its last writes durable.'), id);
         }
       }
       return res;

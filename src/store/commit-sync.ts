@@ -10,6 +10,8 @@
 // share the next one. Without it (tests, :memory:), COMMIT syncs itself (synchronous=FULL) and a
 // committed batch is answered at once.
 import { span, traceStart } from '../trace';
+import type { AppError } from '../domain/errors';
+import { writesRefused } from './disk-refusal';
 import type { Outcome, Pending } from './group-commit-types';
 import type { WalSync } from './wal-sync';
 import type { WriteGate } from './write-gate';
@@ -21,8 +23,11 @@ export interface CommitSync {
   committed(batch: Pending[], results: Outcome[]): void;
   /** A COMMIT failed after its number was published (see the body). */
   commitFailed(): void;
-  /** null, or the error of a sync that failed (every write from then on fails with it). */
-  error(): unknown;
+  /**
+   * null, or the error every write fails with from then on, once a sync failed: AppError
+   * store.unavailable (a request answers 503, src/store/disk-refusal.ts), the sync's error its cause.
+   */
+  error(): AppError | null;
   /**
    * The disk refused a sync (the checkpointer's of the database file): as a failed WAL sync,
    * nothing from now on is acknowledged, not even a batch already committed and waiting for its
@@ -41,7 +46,7 @@ export function createCommitSync(walSync: WalSync | null, gate: WriteGate | null
   let committedSeq = 0;
   let syncedSeq = 0;
   let syncing = false;
-  let syncError: unknown = null;
+  let syncError: AppError | null = null;
   let unsynced: Array<{ seq: number; batch: Pending[]; results: Outcome[]; committedAt: number }> = [];
   let waiters: Array<{ seq: number; resolve: () => void; reject: (e: unknown) => void }> = [];
 
@@ -57,12 +62,23 @@ export function createCommitSync(walSync: WalSync | null, gate: WriteGate | null
 
   function refuse(error: unknown): void {
     if (syncError !== null) return;
-    syncError = error;
+    const refused = writesRefused(error);
+    syncError = refused;
     gate?.failed();
-    for (const u of unsynced) settle(u.batch, u.results, error);
+    for (const u of unsynced) settle(u.batch, u.results, refused);
     unsynced = [];
-    for (const w of waiters) w.reject(error);
+    for (const w of waiters) w.reject(refused);
     waiters = [];
+  }
+
+  /**
+   * Refused already, or found so now: the intent writer thread's connection (the same file, its
+   * own fsync at COMMIT) marks the shared gate failed when its sync fails, and from then on this
+   * connection's commits cannot be trusted either (the same page cache), nor may a read show them.
+   */
+  function refusedNow(): boolean {
+    if (syncError === null && gate?.hasFailed()) refuse(new Error('a sync of another connection to this file failed (the intent writer thread)'));
+    return syncError !== null;
   }
 
   /** One sync at a time; it covers every batch committed before it started. */
@@ -105,7 +121,7 @@ export function createCommitSync(walSync: WalSync | null, gate: WriteGate | null
     next: () => committedSeq + 1,
     committed(batch, results) {
       // A batch that ran just before the refusal reached the committer: it is not acknowledged either.
-      if (syncError !== null) {
+      if (refusedNow()) {
         settle(batch, results, syncError);
         return;
       }
@@ -125,10 +141,10 @@ export function createCommitSync(walSync: WalSync | null, gate: WriteGate | null
         startSync();
       }
     },
-    error: () => syncError,
+    error: () => (refusedNow() ? syncError : null),
     refuse,
     durable() {
-      if (syncError !== null) return Promise.reject(syncError);
+      if (refusedNow()) return Promise.reject(syncError);
       if (syncedSeq >= committedSeq) return null;
       const seq = committedSeq;
       return new Promise<void>((resolve, reject) => waiters.push({ seq, resolve, reject }));

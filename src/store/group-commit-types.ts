@@ -1,5 +1,6 @@
 // The group committer's types and errors (its mechanism: group-commit.ts), apart so that file stays
 // the mechanism alone. Re-exported from group-commit.ts, where callers import them.
+import type { AppError } from '../domain/errors';
 
 /** A log line (src/log.ts's Log fits it; the store layer imports nothing above domain). */
 export type StoreLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -65,6 +66,8 @@ export interface GroupCommitter {
    * acknowledged, as after a failed WAL sync (commit-sync.ts); restart once the disk is fixed.
    */
   refuse(error: unknown): void;
+  /** null, or what every write fails with since a sync failed (AppError store.unavailable, the sync's error its cause). */
+  refused(): AppError | null;
   /** Hold new batches (the checkpointer's final pass) until resume(). */
   pause(): void;
   resume(): void;

@@ -45,7 +45,8 @@ const LATE = Symbol('late');
  * own thread (write-gate.ts); each batch takes the turn before BEGIN and gives it back after its
  * COMMIT, and publishes its number before the COMMIT and the number its syncs reach after them.
  * `watch`: told of each batch's BEGIN, its COMMIT and that COMMIT's success (changed-elsewhere.ts),
- * and of its end whatever the outcome (config-writes.ts).
+ * and of its end whatever the outcome (config-writes.ts). `errorOf`: what a write is refused with
+ * when BEGIN, a savepoint or COMMIT itself fails (disk-refusal.ts: a full disk answers 503).
  */
 export function createGroupCommitter(
   sqlite: Database,
@@ -54,6 +55,7 @@ export function createGroupCommitter(
   log: StoreLog = () => {},
   gate: WriteGate | null = null,
   watch: (Pick<IntentWriteWatch, 'began' | 'committing' | 'committed'> & { ended?(): void }) | null = null,
+  errorOf: (e: unknown) => unknown = (e) => e,
 ): GroupCommitter {
   let queue: Pending[] = [];
   let scheduled = false;
@@ -216,7 +218,8 @@ export function createGroupCommitter(
       begin.run();
     } catch (error) {
       if (walSync) restore.run();
-      for (const p of batch) p.reject(error);
+      const e = errorOf(error);
+      for (const p of batch) p.reject(e);
       return;
     }
     watch?.began();
@@ -242,9 +245,10 @@ export function createGroupCommitter(
         } catch {
           /* already rolled back by SQLite */
         }
+        const e = errorOf(error);
         batch.forEach((p, i) => {
           if (results[i]?.ok) p.onAbort?.();
-          p.reject(error);
+          p.reject(e);
         });
         return;
       }
@@ -267,12 +271,13 @@ export function createGroupCommitter(
     watch?.committing();
     try {
       commit.run();
-    } catch (error) {
+    } catch (failure) {
       try {
         rollback.run();
       } catch {
         /* already rolled back by SQLite */
       }
+      const error = errorOf(failure);
       let succeeded = false;
       batch.forEach((p, i) => {
         const r = results[i]!;
@@ -366,6 +371,7 @@ export function createGroupCommitter(
       return closed.promise;
     },
     durable: sync.durable,
+    refused: sync.error,
     refuse(error) {
       sync.refuse(error);
       // Whatever is queued fails now, not at the next write.

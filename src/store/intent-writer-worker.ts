@@ -14,6 +14,7 @@
 // Turns: before BEGIN it waits while the checkpointer holds writes, then takes the shared write
 // turn (write-gate.ts: after the event loop, if it is waiting), and gives it back after COMMIT.
 import { openDb, type Db } from './db';
+import { WRITES_REFUSED_CODE } from './disk-refusal';
 import { createIntentWrites, failedOutcome, type IntentWrites, type NewIntentOutcome, type NewIntentWrite } from './intent-writes';
 import type { FromIntentWriter, ToIntentWriter } from './intent-writer';
 import { writeGateOn, type WriteGate } from './write-gate';
@@ -40,7 +41,7 @@ let fatal: unknown = null;
 function runBatch(batch: NewIntentWrite[]): NewIntentOutcome[] {
   // The server's committer found the disk refusing (its WAL sync, or the database file's sync in
   // the checkpointer): the WAL must not start over, and nothing is acknowledged here either.
-  if (fatal === null && gate!.hasFailed()) fatal = new Error('the server could not make its commits durable (a sync failed)');
+  if (fatal === null && gate!.hasFailed()) fatal = Object.assign(new Error('the server could not make its commits durable (a sync failed)'), { code: WRITES_REFUSED_CODE });
   if (fatal !== null) return batch.map(() => failedOutcome(fatal));
   gate!.waitWhileHeld(TURN_WAIT_MS);
   const turn = gate!.enter(TURN_WAIT_MS);

@@ -72,8 +72,11 @@ interface Waiter {
   reject: (e: unknown) => void;
 }
 
-/** `gate`: the server's write gate (SqliteStore.writeGate.buffer), shared with the thread. */
-export function startIntentWriter(o: { db: string; gate: SharedArrayBuffer; log: StoreLog }): IntentWriter {
+/**
+ * `gate`: the server's write gate (SqliteStore.writeGate.buffer), shared with the thread. `errorOf`:
+ * what a failed create is rejected with (disk-refusal.ts: a full disk or a refused write answers 503).
+ */
+export function startIntentWriter(o: { db: string; gate: SharedArrayBuffer; log: StoreLog; errorOf?: (e: unknown) => unknown }): IntentWriter {
   const worker = new Worker(workerEntry());
   (worker as Worker & { unref(): void }).unref();
   let alive = true;
@@ -110,7 +113,10 @@ export function startIntentWriter(o: { db: string; gate: SharedArrayBuffer; log:
     batches++;
     for (const out of outcomes) {
       const w = waiting[head++]!;
-      if (out.kind === 'failed') w.reject(new IntentWriteError(out.error, out.code));
+      if (out.kind === 'failed') {
+        const e = new IntentWriteError(out.error, out.code);
+        w.reject(o.errorOf ? o.errorOf(e) : e);
+      }
       else {
         if (out.kind === 'created') writes++;
         w.resolve(out);

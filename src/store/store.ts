@@ -2,6 +2,7 @@
 // way to run a transaction, the durability gate, a health check and close. SQLite: one
 // connection, writes group-committed (group-commit.ts), the WAL synced off the event loop and
 // checkpointed on a worker. PostgreSQL: src/store/pg (a pool; each transact one connection).
+import { realpathSync } from 'node:fs';
 import { intentWriteWatch } from './changed-elsewhere';
 import { configBatchWatch } from './config-writes';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
@@ -15,6 +16,7 @@ import { expireLeasesOfOthers } from './leases';
 import { startIntentWriter, type IntentWriter } from './intent-writer';
 import { createSqliteRepos, type SqliteRepos, type StoreRepos } from './repos';
 import { createWalSync } from './wal-sync';
+import { diskRefusal, type DiskRefusal } from './disk-refusal';
 import { createWriteGate, type WriteGate } from './write-gate';
 
 export type { StoreRepos } from './repos';
@@ -119,15 +121,22 @@ export async function openStore(config: { db: string; cluster?: { poolSize?: num
   return openSqliteStore(config.db, opts);
 }
 
-/** Wrap every method of a repository so it refuses to run once its write is over (see transact). */
-function fence<R extends object>(repo: R, name: string, open: () => boolean): R {
+/**
+ * Wrap every method of a repository so it refuses to run once its write is over (see transact),
+ * and so that a disk's refusal (SQLITE_FULL, an I/O error) reaches the write as store.unavailable.
+ */
+function fence<R extends object>(repo: R, name: string, open: () => boolean, errorOf: (e: unknown) => unknown): R {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(repo)) {
     out[k] =
       typeof v === 'function'
         ? (...args: unknown[]) => {
             if (!open()) throw new Error(`${name}.${k}: used after its write ended (outside its transaction)`);
-            return (v as (...a: unknown[]) => unknown).apply(repo, args);
+            try {
+              return (v as (...a: unknown[]) => unknown).apply(repo, args);
+            } catch (e) {
+              throw errorOf(e);
+            }
           }
         : v;
   }
@@ -143,9 +152,10 @@ function fence<R extends object>(repo: R, name: string, open: () => boolean): R 
  * rolled back with it after its caller was told it was done; a read would see rows that may never
  * commit. A batch is open across a turn of the event loop only when a write awaited I/O (the
  * committer then rolls that write back, group-commit.ts), so this costs one check per call.
- * The one way onto the connection from outside a write (raw statements stay in src/store).
+ * The one way onto the connection from outside a write (raw statements stay in src/store). A
+ * disk's refusal (SQLITE_FULL, an I/O error) comes out as store.unavailable (`errorOf`).
  */
-function outsideBatches<R extends object>(repo: R, committer: GroupCommitter): R {
+function outsideBatches<R extends object>(repo: R, committer: GroupCommitter, errorOf: (e: unknown) => unknown): R {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(repo)) {
     if (typeof v !== 'function') {
@@ -153,11 +163,18 @@ function outsideBatches<R extends object>(repo: R, committer: GroupCommitter): R
       continue;
     }
     const fn = v as (...a: unknown[]) => unknown;
+    const now = (args: unknown[]) => {
+      try {
+        return fn.apply(repo, args);
+      } catch (e) {
+        throw errorOf(e);
+      }
+    };
     const later = async (args: unknown[]) => {
       for (let idle = committer.idle(); idle !== null; idle = committer.idle()) await idle;
-      return fn.apply(repo, args);
+      return now(args);
     };
-    out[k] = (...args: unknown[]) => (committer.busy() ? later(args) : fn.apply(repo, args));
+    out[k] = (...args: unknown[]) => (committer.busy() ? later(args) : now(args));
   }
   return out as R;
 }
@@ -169,17 +186,28 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   const writeGate = walSync ? createWriteGate() : null;
   const watch = intentWriteWatch(db.sqlite);
   const config = configBatchWatch(db.sqlite);
-  const committer: GroupCommitter = createGroupCommitter(db.sqlite, 512, walSync, opts.log, writeGate, {
-    began() {
-      watch.began();
-      config.began();
+  // Refused since a sync failed: the committer's own, or the intent writer thread's (commit-sync.ts).
+  const disk: DiskRefusal | null = path === ':memory:' ? null : diskRefusal(realpathSync(path), () => committer.refused());
+  const errorOf = disk ? disk.errorOf : (e: unknown) => e;
+  const committer: GroupCommitter = createGroupCommitter(
+    db.sqlite,
+    512,
+    walSync,
+    opts.log,
+    writeGate,
+    {
+      began() {
+        watch.began();
+        config.began();
+      },
+      committing: watch.committing,
+      committed: watch.committed,
+      ended: config.ended,
     },
-    committing: watch.committing,
-    committed: watch.committed,
-    ended: config.ended,
-  });
+    errorOf,
+  );
   db.durable = () => committer.durable();
-  const intentWriter = writeGate && opts.writerThread ? startIntentWriter({ db: path, gate: writeGate.buffer, log: opts.log }) : null;
+  const intentWriter = writeGate && opts.writerThread ? startIntentWriter({ db: path, gate: writeGate.buffer, log: opts.log, errorOf }) : null;
   const checkpointer: Checkpointer | null = walSync
     ? startCheckpointer({
         dbPath: path,
@@ -191,7 +219,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
       })
     : null;
   const raw = createSqliteRepos(db, opts.states, opts.instanceId);
-  const repos = Object.fromEntries(Object.entries(raw).map(([k, r]) => [k, outsideBatches(r, committer)])) as unknown as SqliteRepos;
+  const repos = Object.fromEntries(Object.entries(raw).map(([k, r]) => [k, outsideBatches(r, committer, errorOf)])) as unknown as SqliteRepos;
   // The durability gate reads no table: it may be asked while a batch is open.
   repos.liveEvents.durable = raw.liveEvents.durable;
   // Writes run one after another in the batch: the fenced repositories work only while one is in
@@ -203,7 +231,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   const writeEnded = () => {
     inWrite = false;
   };
-  const txRepos = Object.fromEntries(Object.entries(raw).map(([k, r]) => [k, fence(r, k, isOpen)])) as unknown as StoreRepos;
+  const txRepos = Object.fromEntries(Object.entries(raw).map(([k, r]) => [k, fence(r, k, isOpen, errorOf)])) as unknown as StoreRepos;
   const beatOutsideBatches = (fn: () => boolean) => {
     // Never inside the group committer's open batch (it never spans a turn of the event loop; if
     // it ever did, the heartbeat would join and share its fate): the next beat tries again.
@@ -227,6 +255,9 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
     },
     durable: () => committer.durable(),
     async ping() {
+      // Not ready while writes are refused (a failed sync: until restart) or the disk had no room
+      // for one and still has none (disk-refusal.ts).
+      await disk?.check();
       db.sqlite.query('SELECT 1').get();
     },
     async close() {

@@ -14,6 +14,15 @@ export function answeredFromDurableWrite(request: Request): void {
   answered.add(request);
 }
 
+/**
+ * The answer shows nothing read from the database (liveness, readiness, metrics): it needs no
+ * durability wait, and must not get one: after a failed sync every wait fails, and /readyz must
+ * still answer its own 503 (and /healthz 200: the process is alive).
+ */
+export function answeredWithoutStoredState(request: Request): void {
+  answered.add(request);
+}
+
 export function isAnsweredFromDurableWrite(request: Request): boolean {
   return answered.has(request);
 }

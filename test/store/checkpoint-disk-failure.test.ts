@@ -1,5 +1,5 @@
 // A failed sync of the DATABASE file (the checkpointer's), on a real failing disk (failing-disk.ts:
-// a loop-device ext4 whose backing store fills up): from then on no write is acknowledged, as
+// an ext4 on a zram device whose write-backs then fail): from then on no write is acknowledged, as
 // after a failed WAL sync (also here, on the same disk), and every row acknowledged before it is
 // still there after the disk is back and the server restarted. Before, the checkpointer fell back to SQLite's own checkpoints on
 // the main connection: the next fsync of the database file reported clean (Linux reports a failed

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from '../../src/store/checkpointer';
 import { createGroupCommitter } from '../../src/store/group-commit';
+import { REFUSED_RETRY_AFTER_SECONDS } from '../../src/store/disk-refusal';
 import { openDb } from '../../src/store/db';
 import { createWalSync, type WalSync } from '../../src/store/wal-sync';
 import { tempDb, type TempDb } from '../support/db';
@@ -115,9 +116,11 @@ describe('group commit with the WAL synced off the event loop', () => {
     const gate = gc.durable()!;
     h.failNext(new Error('EIO'));
     h.releaseOne();
-    await expect(p).rejects.toThrow('EIO');
-    await expect(gate).rejects.toThrow('EIO');
-    await expect(gc.write(() => insertAccount('d2'))).rejects.toThrow('EIO');
+    // 503 store.unavailable (src/store/disk-refusal.ts), the sync's error its cause.
+    const refused = { code: 'store.unavailable', details: { retry_after: REFUSED_RETRY_AFTER_SECONDS }, cause: { message: 'EIO' } };
+    await expect(p).rejects.toMatchObject(refused);
+    await expect(gate).rejects.toMatchObject(refused);
+    await expect(gc.write(() => insertAccount('d2'))).rejects.toMatchObject(refused);
     expect(committedIds()).toEqual(['d1']);
   });
 
@@ -131,11 +134,12 @@ describe('group commit with the WAL synced off the event loop', () => {
     gc.refuse(new Error('database file sync failed'));
     // The WAL sync under way succeeds: what it covers stays refused all the same.
     h.releaseOne();
-    await expect(p).rejects.toThrow('database file sync failed');
-    await expect(gate).rejects.toThrow('database file sync failed');
-    await expect(queued).rejects.toThrow('database file sync failed');
-    await expect(gc.write(() => insertAccount('e3'))).rejects.toThrow('database file sync failed');
-    await expect(gc.durable()).rejects.toThrow('database file sync failed');
+    const refused = { code: 'store.unavailable', cause: { message: 'database file sync failed' } };
+    await expect(p).rejects.toMatchObject(refused);
+    await expect(gate).rejects.toMatchObject(refused);
+    await expect(queued).rejects.toMatchObject(refused);
+    await expect(gc.write(() => insertAccount('e3'))).rejects.toMatchObject(refused);
+    await expect(gc.durable()).rejects.toMatchObject(refused);
     expect(committedIds()).toEqual(['e1']);
   });
 });

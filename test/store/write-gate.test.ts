@@ -132,7 +132,7 @@ describe("the dispatcher connection's durability gate", () => {
     const gated = conn.durable()!;
     h.failNext(new Error('EIO'));
     h.releaseOne();
-    await expect(p).rejects.toThrow('EIO');
+    await expect(p).rejects.toMatchObject({ code: 'store.unavailable', cause: { message: 'EIO' } });
     await expect(gated).rejects.toThrow('WAL sync failed');
     await expect(conn.durable()).rejects.toThrow('WAL sync failed');
   });

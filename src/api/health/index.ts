@@ -1,5 +1,6 @@
 // Operational surfaces outside /v1: liveness, readiness, Prometheus metrics.
 import { Elysia, t } from 'elysia';
+import { answeredWithoutStoredState } from '../../web/durable-answer';
 import type { ApiDeps } from '../deps';
 
 /** These answer without an API key: an empty security list overrides the document's default. */
@@ -15,13 +16,21 @@ const METRICS_RESPONSES = {
 
 export function healthRoutes(d: ApiDeps) {
   return new Elysia({ name: 'api.health' })
-    .get('/healthz', () => ({ status: 'ok' as const }), {
-      response: { 200: Health },
-      detail: { tags, operationId: 'health', summary: 'Liveness', security: NO_KEY },
-    })
+    .get(
+      '/healthz',
+      ({ request }) => {
+        answeredWithoutStoredState(request);
+        return { status: 'ok' as const };
+      },
+      {
+        response: { 200: Health },
+        detail: { tags, operationId: 'health', summary: 'Liveness', security: NO_KEY },
+      },
+    )
     .get(
       '/readyz',
-      async ({ set }) => {
+      async ({ request, set }) => {
+        answeredWithoutStoredState(request);
         if (!d.ready()) {
           set.status = 503;
           set.headers['retry-after'] = '1';
@@ -31,8 +40,9 @@ export function healthRoutes(d: ApiDeps) {
           await d.ping();
           return { status: 'ready' as const };
         } catch {
-          // The database cannot be reached (PostgreSQL down or restarting): take this instance
-          // out of the load balancer until it answers again; the pool reconnects by itself.
+          // The database cannot be reached (PostgreSQL down or restarting), or SQLite refuses writes
+          // (a failed sync: until restart; a disk without room: until it has some again): take this
+          // instance out of the load balancer until it answers again.
           set.status = 503;
           set.headers['retry-after'] = '1';
           return { status: 'unavailable' as const };
@@ -45,7 +55,8 @@ export function healthRoutes(d: ApiDeps) {
     )
     .get(
       '/metrics',
-      async ({ set }) => {
+      async ({ request, set }) => {
+        answeredWithoutStoredState(request);
         set.headers['content-type'] = 'text/plain; version=0.0.4';
         return d.metrics();
       },
