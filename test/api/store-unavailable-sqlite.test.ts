@@ -5,7 +5,7 @@
 // is ready and writable again once room is made; a failed sync (the disk's write-back failed) stays
 // refused until a restart, and every create answered 201 is in the file after it.
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { type ApiResponse, client, intentBody } from '../support/server';
 
 let disk: FailingDisk | null = null;
 let serve: Awaited<ReturnType<typeof startServe>> | null = null;
+let configDir: string | null = null;
 afterEach(async () => {
   if (serve) {
     serve.proc.kill('SIGKILL');
@@ -24,13 +25,16 @@ afterEach(async () => {
   serve = null;
   disk?.dispose();
   disk = null;
+  if (configDir) rmSync(configDir, { recursive: true, force: true });
+  configDir = null;
 });
 
 /** `payforge serve` on a file of the disk, with its bootstrap key; creates on the event loop or on the intent writer thread. */
 async function serveOn(d: FailingDisk, writerThread: boolean) {
   const db = join(d.dir, 'payforge.db');
   // The config beside the test, not on the disk that fails.
-  const config = join(mkdtempSync(join(tmpdir(), 'pf-disk-config-')), 'config.json');
+  configDir = mkdtempSync(join(tmpdir(), 'pf-disk-config-'));
+  const config = join(configDir, 'config.json');
   writeFileSync(config, JSON.stringify({ rateLimit: { perSecond: 1_000_000, burst: 1_000_000 }, sqlite: { writerThread } }));
   serve = await startServe(['serve', '--bootstrap', '--port', '0', '--db', db, '--config', config], { env: { PAYFORGE_LOG_LEVEL: 'error' } });
   return { db, url: serve.url, api: client(serve.url, serve.testKey!) };
