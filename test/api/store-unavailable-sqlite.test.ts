@@ -42,10 +42,16 @@ async function serveOn(d: FailingDisk, writerThread: boolean) {
 
 const readyz = async (url: string) => (await fetch(`${url}/readyz`)).status;
 
-/** Creates, 32 at a time, until one is refused; every answer is 201 or 503 (never 500). */
+let keys = 0;
+/**
+ * Creates, 32 at a time, until one is refused; every answer is 201 or 503 (never 500). Half carry an
+ * Idempotency-Key (its claim row is a write of its own, outside the create's transaction).
+ */
 async function createUntilRefused(api: ReturnType<typeof client>, acked: string[]): Promise<ApiResponse> {
   for (let round = 0; round < 300; round++) {
-    const answers = await Promise.all(Array.from({ length: 32 }, () => api.post('/v1/intents', intentBody())));
+    const answers = await Promise.all(
+      Array.from({ length: 32 }, (_, i) => api.post('/v1/intents', intentBody(), i % 2 === 0 ? { 'idempotency-key': `k${keys++}` } : {})),
+    );
     for (const a of answers) expect([201, 503], JSON.stringify(a.body)).toContain(a.status);
     for (const a of answers) if (a.status === 201) acked.push(a.body.intent.id);
     const refused = answers.find((a) => a.status === 503);
