@@ -179,6 +179,15 @@ function outsideBatches<R extends object>(repo: R, committer: GroupCommitter, er
   return out as R;
 }
 
+/** The file's real path (SQLite follows symlinks: the probe goes beside the real file), else the path as given. */
+function realOrGiven(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   const db = openDb(path);
   // A file database syncs its WAL off the event loop and checkpoints on a worker thread.
@@ -187,7 +196,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
   const watch = intentWriteWatch(db.sqlite);
   const config = configBatchWatch(db.sqlite);
   // Refused since a sync failed: the committer's own, or the intent writer thread's (commit-sync.ts).
-  const disk: DiskRefusal | null = path === ':memory:' ? null : diskRefusal(realpathSync(path), () => committer.refused());
+  const disk: DiskRefusal | null = path === ':memory:' || path === '' ? null : diskRefusal(realOrGiven(path), () => committer.refused());
   const errorOf = disk ? disk.errorOf : (e: unknown) => e;
   const committer: GroupCommitter = createGroupCommitter(
     db.sqlite,
