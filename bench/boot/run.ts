@@ -3,18 +3,15 @@
 // The database is made by a real server (one live and one cancelled intent through the API), then
 // those rows are cloned in SQLite: 100k live (and optionally 1M stored terminal) intents in seconds.
 // Usage: bun bench/boot/run.ts [--write]   BENCH_LIVE=100000 BENCH_STORED=1000000 (0 = skip that run)
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Database } from 'bun:sqlite';
+import { rmSync } from 'node:fs';
 import { freePort, MAIN } from '../../test/support/cli';
 import { machine } from '../support/machine';
 import { writeResults } from '../support/results-md';
+import { emptyDb, makeDb } from './db';
 
 const LIVE = Number(process.env.BENCH_LIVE ?? 100_000);
 const STORED = Number(process.env.BENCH_STORED ?? 1_000_000);
 const WRITE = process.argv.includes('--write');
-const REQUESTOR = '0x1111111111111111111111111111111111111111';
 
 interface Boot {
   readyMs: number;
@@ -74,64 +71,6 @@ async function boot(db: string): Promise<Boot> {
     proc.kill('SIGTERM');
     await proc.exited;
   }
-}
-
-
-function clone(db: string, live: number, stored: number): void {
-  const sqlite = new Database(db);
-  const cols = (sqlite.query('PRAGMA table_info(intents)').all() as Array<{ name: string }>).map((c) => c.name).filter((c) => c !== 'seq' && c !== 'id' && c !== 'snapshot' && c !== 'pay_token');
-  const copy = (state: string, n: number, tag: string) => {
-    const t = sqlite.query('SELECT id FROM intents WHERE state = ? LIMIT 1').get(state) as { id: string } | null;
-    if (!t) throw new Error(`no ${state} template intent`);
-    sqlite.run(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       INSERT INTO intents (id, snapshot, pay_token, ${cols.join(', ')})
-       SELECT 'pi_${tag}' || printf('%023d', n.i), replace(t.snapshot, t.id, 'pi_${tag}' || printf('%023d', n.i)),
-              'pt_${tag}' || printf('%031d', n.i), ${cols.map((c) => `t.${c}`).join(', ')}
-         FROM n, intents t WHERE t.id = ?`,
-      [n, t.id],
-    );
-  };
-  if (live > 1) copy('created', live - 1, 'L');
-  if (stored > 1) copy('cancelled', stored - 1, 'S');
-  sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
-  sqlite.close();
-}
-
-async function makeDb(live: number, stored: number): Promise<{ db: string; dir: string; bytesPerIntent: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'payforge-boot-'));
-  const db = join(dir, 'payforge.db');
-  // Bootstrap an account and key, then create the two template intents through the API.
-  const port = await freePort();
-  const proc = Bun.spawn([process.execPath, MAIN, 'serve', '--bootstrap', '--db', db, '--port', String(port)], {
-    env: { ...process.env, PAYFORGE_LOG_LEVEL: 'error' },
-    stdout: 'pipe',
-    stderr: 'inherit',
-  });
-  const reader = proc.stdout.getReader();
-  let out = '';
-  while (!out.includes('\n')) out += new TextDecoder().decode((await reader.read()).value);
-  const { url, testKey } = JSON.parse(out.slice(0, out.indexOf('\n'))) as { url: string; testKey: string };
-  const h = { authorization: `Bearer ${testKey}`, 'content-type': 'application/json' };
-  const create = () =>
-    fetch(`${url}/v1/intents`, {
-      method: 'POST',
-      headers: h,
-      body: JSON.stringify({ chain: 'eip155:84532', token: 'USDC', amount: '12.34', requestor: REQUESTOR, ttlSeconds: 604800, metadata: { order: 'bench' } }),
-    }).then((r) => r.json() as Promise<{ intent: { id: string } }>);
-  await create();
-  const c = await create();
-  await fetch(`${url}/v1/intents/${c.intent.id}/cancel`, { method: 'POST', headers: h });
-  proc.kill('SIGTERM');
-  await proc.exited;
-  clone(db, live, stored);
-  const rows = live + stored;
-  return { db, dir, bytesPerIntent: statSync(db).size / Math.max(1, rows) };
-}
-
-function emptyDb(): { db: string; dir: string; bytesPerIntent: number } {
-  const dir = mkdtempSync(join(tmpdir(), 'payforge-boot-'));
-  return { db: join(dir, 'payforge.db'), dir, bytesPerIntent: 0 };
 }
 
 const runs: Array<{ name: string; live: number; stored: number; boot: Boot; bytesPerIntent: number }> = [];

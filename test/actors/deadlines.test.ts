@@ -49,4 +49,30 @@ describe('deadlines', () => {
     expect(fired.slice(kept.length)).toEqual(later);
     d.stop();
   });
+
+  it('fires many overdue ones a few per turn of the event loop, still in order of time', async () => {
+    // After downtime every live intent may be overdue: each is a write, so not all in one step.
+    const clock = 1_000_000;
+    const runs: number[] = [];
+    const fired: string[] = [];
+    let inRun = false;
+    const d = createDeadlines((id) => {
+      fired.push(id);
+      // One synchronous run of the timer's callback: its calls share a microtask checkpoint.
+      if (!inRun) {
+        inRun = true;
+        runs.push(0);
+        queueMicrotask(() => (inRun = false));
+      }
+      runs[runs.length - 1]!++;
+    }, () => clock);
+    const ids = Array.from({ length: 1_000 }, () => newId('pi'));
+    const at = new Map(ids.map((id, i) => [id, 1_000 + ((i * 7) % 1_000)]));
+    for (const id of ids) d.arm(id, at.get(id)!);
+    await until(() => fired.length === ids.length, 'every overdue deadline to fire');
+    expect(Math.max(...runs)).toBeLessThanOrEqual(32);
+    expect(runs.length).toBeGreaterThanOrEqual(1_000 / 32);
+    expect(fired).toEqual([...ids].sort((a, b) => at.get(a)! - at.get(b)!));
+    d.stop();
+  });
 });
