@@ -16,8 +16,13 @@ export interface Deadlines {
  * at once: fired in one step, 100k of them held the loop ~10 s (bench/expiry-storm).
  */
 const FIRE_CHUNK = 32;
+/**
+ * Expiry writes in flight at most (onDue's promises): on PostgreSQL each is its own transaction in
+ * the pool's queue, so a storm started at once queued ahead of everything else (boot's own reads).
+ */
+const IN_FLIGHT = 64;
 
-export function createDeadlines(onDue: (intentId: string) => void, now: () => number = Date.now): Deadlines {
+export function createDeadlines(onDue: (intentId: string) => Promise<unknown> | undefined, now: () => number = Date.now): Deadlines {
   // Binary min-heap of [at, id]; `armed` holds the current deadline per id (lazy deletion),
   // sharded: it holds every live intent's, and a plain Map's growth rehashes them all at once.
   const heap: Array<[number, string]> = [];
@@ -25,6 +30,11 @@ export function createDeadlines(onDue: (intentId: string) => void, now: () => nu
   let timer: ReturnType<typeof setTimeout> | null = null;
   let timerAt = Infinity;
   let stopped = false;
+  let inFlight = 0;
+  const settled = () => {
+    inFlight--;
+    schedule();
+  };
 
   const push = (item: [number, string]) => {
     heap.push(item);
@@ -59,7 +69,8 @@ export function createDeadlines(onDue: (intentId: string) => void, now: () => nu
   const schedule = () => {
     if (stopped) return;
     while (heap.length > 0 && armed.get(heap[0]![1]) !== heap[0]![0]) pop();
-    const next = heap[0]?.[0] ?? Infinity;
+    // Full: the next write to settle calls schedule() again.
+    const next = inFlight >= IN_FLIGHT ? Infinity : (heap[0]?.[0] ?? Infinity);
     if (next === timerAt) return;
     if (timer) clearTimeout(timer);
     timer = null;
@@ -75,12 +86,16 @@ export function createDeadlines(onDue: (intentId: string) => void, now: () => nu
     const t = now();
     // At most FIRE_CHUNK now; the rest on the next timer (schedule(): due, so at once), requests between.
     let fired = 0;
-    while (heap.length > 0 && heap[0]![0] <= t && fired < FIRE_CHUNK) {
+    while (heap.length > 0 && heap[0]![0] <= t && fired < FIRE_CHUNK && inFlight < IN_FLIGHT) {
       const [at, id] = pop()!;
       if (armed.get(id) !== at) continue;
       armed.delete(id);
       fired++;
-      onDue(id);
+      const w = onDue(id);
+      if (w !== undefined) {
+        inFlight++;
+        w.then(settled, settled);
+      }
     }
     schedule();
   };

@@ -74,8 +74,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const work = workOf();
     const fence = work ? work.fenceForIntent(intentId) : null;
     // Its shard moved since the deadline was armed: the new holder arms it from the row.
-    if (work && fence === null) return unfollow(intentId);
-    runtime
+    if (work && fence === null) return void unfollow(intentId);
+    return runtime
       .write(async (tx) => {
         if (work) await checkFence(tx.repos.leases, fence, work.owner, `the shard of ${intentId}`);
         const cur = await tx.get(intentId);

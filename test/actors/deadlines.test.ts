@@ -18,7 +18,7 @@ describe('deadlines', () => {
   it('fires what is due in order of time, never a disarmed one, a re-armed one once at its latest time', async () => {
     let clock = 1_000_000;
     const fired: string[] = [];
-    const d = createDeadlines((id) => fired.push(id), () => clock);
+    const d = createDeadlines((id) => void fired.push(id), () => clock);
     const ids = Array.from({ length: 3_000 }, () => newId('pi'));
     // Distinct times, not in id order: a deterministic shuffle of 0..2999 (997 is prime to 3000).
     const at = new Map(ids.map((id, i) => [id, 10_000 + ((i * 997) % 3_000) * 10]));
@@ -73,6 +73,32 @@ describe('deadlines', () => {
     expect(Math.max(...runs)).toBeLessThanOrEqual(32);
     expect(runs.length).toBeGreaterThanOrEqual(1_000 / 32);
     expect(fired).toEqual([...ids].sort((a, b) => at.get(a)! - at.get(b)!));
+    d.stop();
+  });
+
+  it('keeps at most 64 expiry writes in flight, and fires the rest as they settle', async () => {
+    const clock = 1_000_000;
+    const fired: string[] = [];
+    const pending: Array<() => void> = [];
+    const d = createDeadlines((id) => {
+      fired.push(id);
+      return new Promise<void>((r) => pending.push(r));
+    }, () => clock);
+    const ids = Array.from({ length: 200 }, () => newId('pi'));
+    ids.forEach((id, i) => d.arm(id, 1_000 + i));
+    await until(() => fired.length === 64, 'the first 64 to fire');
+    // Several timer turns later (a due timer comes back within ~1 ms): still none beyond the 64.
+    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 2));
+    expect(fired.length).toBe(64);
+    // Each write that settles lets another fire, in order, until every one has.
+    let done = 0;
+    while (fired.length < ids.length || pending.length > 0) {
+      const settle = pending.shift();
+      if (settle) settle(), done++;
+      await new Promise((r) => setImmediate(r));
+      expect(fired.length - done).toBeLessThanOrEqual(64);
+    }
+    expect(fired).toEqual(ids);
     d.stop();
   });
 });
