@@ -20,24 +20,25 @@ export function shardOf(key: string): number {
   return ((key.charCodeAt(n - 1) * 961 + key.charCodeAt(n - 2) * 31 + key.charCodeAt(n - 3)) | 0) & (SHARDS - 1);
 }
 
-export class ShardedSet implements Iterable<string> {
-  private readonly shards: Set<string>[] = Array.from({ length: SHARDS }, () => new Set<string>());
-  private count = 0;
+/** What both share: SHARDS tables, the key's shard, a count kept so `size` is O(1). */
+abstract class Sharded<T extends Set<string> | Map<string, unknown>> {
+  protected readonly shards: T[];
+  protected count = 0;
 
+  constructor(make: () => T) {
+    this.shards = Array.from({ length: SHARDS }, make);
+  }
   get size(): number {
     return this.count;
   }
-  has(key: string): boolean {
-    return this.shards[shardOf(key)]!.has(key);
+  protected shard(key: string): T {
+    return this.shards[shardOf(key)]!;
   }
-  add(key: string): this {
-    const s = this.shards[shardOf(key)]!;
-    const before = s.size;
-    this.count += s.add(key).size - before;
-    return this;
+  has(key: string): boolean {
+    return this.shard(key).has(key);
   }
   delete(key: string): boolean {
-    const gone = this.shards[shardOf(key)]!.delete(key);
+    const gone = this.shard(key).delete(key);
     if (gone) this.count--;
     return gone;
   }
@@ -45,38 +46,35 @@ export class ShardedSet implements Iterable<string> {
     for (const s of this.shards) s.clear();
     this.count = 0;
   }
+}
+
+export class ShardedSet extends Sharded<Set<string>> implements Iterable<string> {
+  constructor() {
+    super(() => new Set<string>());
+  }
+  add(key: string): this {
+    const s = this.shard(key);
+    const before = s.size;
+    this.count += s.add(key).size - before;
+    return this;
+  }
   *[Symbol.iterator](): IterableIterator<string> {
     for (const s of this.shards) yield* s;
   }
 }
 
-export class ShardedMap<V> implements Iterable<[string, V]> {
-  private readonly shards: Map<string, V>[] = Array.from({ length: SHARDS }, () => new Map<string, V>());
-  private count = 0;
-
-  get size(): number {
-    return this.count;
-  }
-  has(key: string): boolean {
-    return this.shards[shardOf(key)]!.has(key);
+export class ShardedMap<V> extends Sharded<Map<string, V>> implements Iterable<[string, V]> {
+  constructor() {
+    super(() => new Map<string, V>());
   }
   get(key: string): V | undefined {
-    return this.shards[shardOf(key)]!.get(key);
+    return this.shard(key).get(key);
   }
   set(key: string, value: V): this {
-    const m = this.shards[shardOf(key)]!;
+    const m = this.shard(key);
     const before = m.size;
     this.count += m.set(key, value).size - before;
     return this;
-  }
-  delete(key: string): boolean {
-    const gone = this.shards[shardOf(key)]!.delete(key);
-    if (gone) this.count--;
-    return gone;
-  }
-  clear(): void {
-    for (const m of this.shards) m.clear();
-    this.count = 0;
   }
   *entries(): IterableIterator<[string, V]> {
     for (const m of this.shards) yield* m;
