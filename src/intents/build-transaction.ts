@@ -2,7 +2,7 @@
 // remembers its fulfiller and the build facts (blockhash, nonce ...) for submit and the watcher.
 import type { BuiltTransaction, ChainIntent } from '../chains/types';
 import type { Caller } from '../domain/caller';
-import { invalidParam } from '../domain/errors';
+import { AppError, invalidParam } from '../domain/errors';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { hasTag, invalidState, judge } from '../../machines/judge';
 import type { Awaitable } from '../store/awaitable';
@@ -54,7 +54,21 @@ export function resolveFulfiller(s: Services, i: StoredIntent, given: unknown): 
   return { fulfiller: f, isNew: true };
 }
 
+/** Builds that found another build committed meanwhile and started again, at most (each needs a new concurrent build). */
+const BUILD_ATTEMPTS = 5;
+
 export async function buildTransaction(s: Services, caller: Caller, input: { id: string; fulfiller?: string }): Promise<BuildTransactionResult> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await buildOnce(s, caller, input);
+    if (r !== null) return r;
+    if (attempt >= BUILD_ATTEMPTS) {
+      throw new AppError('idempotency.in_progress', 'Another build for this intent is under way; retry shortly.', { details: { intent_id: input.id } });
+    }
+  }
+}
+
+/** One build from the row as read; null when another build committed in between (start again from the row). */
+async function buildOnce(s: Services, caller: Caller, input: { id: string; fulfiller?: string }): Promise<BuildTransactionResult | null> {
   const { id } = input;
   const cur = ownedBy(caller, await s.intents.get(id), id);
   await checkPayable(cur, Date.now(), (o) => s.intents.get(o));
@@ -71,7 +85,12 @@ export async function buildTransaction(s: Services, caller: Caller, input: { id:
   const intent = await s.runtime.write(async (tx) => {
     const now = ownedBy(caller, await tx.get(id), id);
     await checkPayable(now, tx.now, tx.get);
+    // Another build committed since `cur` was read (builds at once: two wallets answering one QR,
+    // a double click): its transaction is out and may land. Writing this one over it would hand
+    // out a second, independently valid payment (and, for another wallet, swap the fulfiller).
+    // Start again from the row: the same fulfiller gets that build back, another one is refused.
+    if (now.fulfiller !== cur.fulfiller || !Bun.deepEquals(now.buildData, cur.buildData)) return null;
     return tx.patch(now, { fulfiller, buildData: built.buildData, ataRentLamports: built.ataRentLamports });
   });
-  return { intent: toWire(intent), transaction: built.transaction };
+  return intent === null ? null : { intent: toWire(intent), transaction: built.transaction };
 }
