@@ -48,6 +48,9 @@ export function alreadySubmitted(param: string, txSignature: string): AppError {
   });
 }
 
+/** EVM addresses compare case-insensitively (contract 6), Solana ones exactly. */
+const sameSigner = (chain: string, a: string, b: string) => (chain.startsWith('solana:') ? a === b : a.toLowerCase() === b.toLowerCase());
+
 /**
  * Inside a write: the intent must be payable at this instant and no other transaction for it
  * may be on its way; then the candidate is recorded `sending`. Throws the 409/422 refusals.
@@ -79,6 +82,15 @@ export async function claimSubmission(
     return { kind: 'done', intent: (await applySent(tx, known)) ?? cur };
   }
   await checkPayable(cur, tx.now, tx.get);
+  // The caller verified the signer against the fulfiller it read before this write; a build may
+  // have attached another one since (a wallet asking the pay page at that moment). One after the
+  // other the submit is refused then, so it is now: the intent's fulfiller is whom a refund pays.
+  if (cur.fulfiller !== null && !sameSigner(c.chain, cur.fulfiller, c.signer)) {
+    throw new AppError('transaction.mismatch', `This transaction is signed by ${c.signer}, not by the intent's fulfiller ${cur.fulfiller}.`, {
+      param,
+      details: { intent_id: id, differences: [{ field: 'signer', expected: cur.fulfiller, actual: c.signer }] },
+    });
+  }
   for (const open of await submissions.openForIntent(id)) {
     if (open.txSignature !== c.txSignature && open.status === 'sending') throw inProgress(id);
   }
