@@ -41,7 +41,11 @@ export function solanaPayRoutes(k: PayRouteKit) {
     .post('/pay/:token/solana-pay', async ({ params, body }) => {
       const i = await k.must(params.token);
       if (!i.chain.startsWith('solana:')) throw new AppError('intent.not_found', 'No Solana payment for this link.');
-      const r = await buildTransaction(k.services, k.ownerOf(i), { id: i.id, fulfiller: body.account });
+      const r = await buildTransaction(k.services, k.ownerOf(i), { id: i.id, fulfiller: body.account }).catch((e: unknown) => {
+        // The verb's `fulfiller` is this body's `account`: the refusal names the field the wallet sent.
+        if (e instanceof AppError && e.param === 'fulfiller') throw new AppError(e.code, e.message.replace(/^fulfiller\b/, 'account'), { param: 'account', details: e.details, cause: e });
+        throw e;
+      });
       return {
         transaction: unsignedWireTransaction(r.transaction.blob),
         message: `Pay ${r.intent.amount} ${r.intent.token} to ${await k.merchantName(i.accountId)}`,

@@ -258,6 +258,13 @@ describe('payment page, Solana and end screens', () => {
     expect(badBody.status).toBe(400);
     expect(badBody.headers.get('access-control-allow-origin')).toBe('*');
     expect((await badBody.json()).error.param).toBe('account');
+    // The wallet's `account` names the field at fault, not the verb's `fulfiller` it becomes.
+    const notAnAddress = await fetch(`${s.url}/pay/${i.payToken}/solana-pay`, {
+      method: 'POST', headers: { ...origin, 'content-type': 'application/json' }, body: JSON.stringify({ account: 'not-base58-0OIl' }),
+    });
+    expect(notAnAddress.status).toBe(400);
+    expect(notAnAddress.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await notAnAddress.json()).error).toMatchObject({ code: 'request.invalid_param', param: 'account' });
   });
 });
 
