@@ -9,6 +9,13 @@ import { associatedTokenAddress } from './ata';
 /** References searched per poll, round robin: the token-account scan already sees every credit; references attribute it. */
 export const REFERENCES_PER_POLL = 16;
 const SIGNATURES_PER_CALL = 100;
+/**
+ * Pages of signatures read per address in one poll at most. A page holds the newest ones after the
+ * cursor; more than a page between two polls (a burst, a restart after downtime) is read page by
+ * page back to the cursor, or else the older ones would never be read (the cursor then moves past
+ * them). Past this many the cursor stays where it was and the next poll reads them all again.
+ */
+const MAX_PAGES = 100;
 /** Block times have one-second resolution. */
 const SLACK_MS = 1000;
 
@@ -100,13 +107,7 @@ export function createSolanaDetector(network: Network, rpc: RpcPool, source: Det
 
     const cursors: Array<string | null> = [];
     for (const sc of scans) cursors.push(await source.getCursor(`sig:${sc.address}`));
-    const lists = await batch<SignatureInfo[]>(
-      node,
-      scans.map((sc, i) => {
-        const until = cursors[i];
-        return ['getSignaturesForAddress', [sc.address, { commitment: 'confirmed', limit: SIGNATURES_PER_CALL, ...(until ? { until } : {}) }]];
-      }),
-    );
+    const { lists, unfinished } = await signatures(node, scans, cursors);
     const wanted = new Map<string, SignatureInfo>();
     scans.forEach((sc, i) => {
       for (const info of lists[i] ?? []) {
@@ -140,10 +141,54 @@ export function createSolanaDetector(network: Network, rpc: RpcPool, source: Det
     // Advance each address's cursor to its newest signature once everything it returned is written.
     for (const [i, sc] of scans.entries()) {
       const list = lists[i];
-      if (!list || list.length === 0 || list.some((s) => failed.has(s.signature))) continue;
+      if (!list || list.length === 0 || unfinished.has(i) || list.some((s) => failed.has(s.signature))) continue;
       await source.setCursor(`sig:${sc.address}`, list[0]!.signature);
     }
     await settle(node);
+  }
+
+  /**
+   * Every signature of each address newer than its cursor, newest first (null: not read this poll),
+   * page by page with `before`; an address needs no page older than its watched period (`since`).
+   * `unfinished`: addresses left with more to read after MAX_PAGES (their cursors must not move).
+   */
+  async function signatures(node: RpcPool, scans: Scanned[], cursors: Array<string | null>) {
+    const lists: Array<SignatureInfo[] | null> = scans.map(() => []);
+    const unfinished = new Set<number>();
+    const before = new Map<number, string>();
+    let open = scans.map((_sc, i) => i);
+    for (let page = 1; open.length > 0; page++) {
+      const got = await batch<SignatureInfo[]>(
+        node,
+        open.map((i) => {
+          const until = cursors[i];
+          const from = before.get(i);
+          const cfg = { commitment: 'confirmed', limit: SIGNATURES_PER_CALL, ...(until ? { until } : {}), ...(from ? { before: from } : {}) };
+          return ['getSignaturesForAddress', [scans[i]!.address, cfg]];
+        }),
+      );
+      const next: number[] = [];
+      open.forEach((i, k) => {
+        const list = got[k] ?? null;
+        if (list === null) {
+          lists[i] = null; // not answered: the address is read again, whole, next poll
+          return;
+        }
+        lists[i]!.push(...list);
+        const oldest = list.at(-1);
+        if (list.length < SIGNATURES_PER_CALL || oldest === undefined) return;
+        if (oldest.blockTime !== null && oldest.blockTime * 1000 + SLACK_MS < scans[i]!.since) return;
+        if (page >= MAX_PAGES) {
+          unfinished.add(i);
+          warn('more signatures than one poll reads for an address; its cursor stays', new Error(scans[i]!.address));
+          return;
+        }
+        before.set(i, oldest.signature);
+        next.push(i);
+      });
+      open = next;
+    }
+    return { lists, unfinished };
   }
 
   /** Found at `confirmed`: report again once `finalized` (a failed or vanished one is dropped from view; the watcher follows its intent). */

@@ -85,7 +85,10 @@ export function createHistory(chain: LocalChain): (view?: Readonly<NodeView>) =>
       requireContextSlot(chain, view, cfg);
       const out: unknown[] = [];
       const sigs = [...(byAddress.get(String(addr)) ?? [])].reverse(); // newest first
-      for (const sig of sigs) {
+      // `before`: start searching backwards from this signature (exclusive), as the real RPC pages.
+      const start = c.before === undefined ? 0 : sigs.indexOf(c.before) + 1;
+      if (c.before !== undefined && start === 0) return out;
+      for (const sig of sigs.slice(start)) {
         if (sig === c.until) break;
         const st = visible(sig, commitmentOf(cfg), view);
         if (!st) continue;
