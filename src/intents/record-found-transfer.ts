@@ -183,7 +183,8 @@ async function decide(tx: Tx, ft: FoundTransfer, lookbackMs: number): Promise<Ve
   // committed on it in between, decide again (on SQLite the batch holds the file, nothing moves).
   // Each round that does not settle needs a commit on a row not locked yet: it ends.
   for (;;) {
-    const v = byReceiver(await intents.listByReceiver(ft.chain, ft.to, ft.tokenAddress, tx.now - lookbackMs), ft);
+    const candidates = await intents.listByReceiver(ft.chain, ft.to, ft.tokenAddress, tx.now - lookbackMs, { amountBaseUnits: ft.amountBaseUnits, from: ft.from });
+    const v = byReceiver(candidates, ft);
     if (v === null || v.kind === 'unmatched') return v;
     const locked = await tx.get(v.intent.id);
     if (locked === null || !Bun.deepEquals(locked, v.intent)) continue;

@@ -71,9 +71,12 @@ export interface IntentRepo {
   findByPayToken(payToken: string): Awaitable<StoredIntent | null>;
   /**
    * Intents a transfer to this receiver may concern (detection, contract section 11): live ones,
-   * and any updated since `since` (closed within the look-back). Newest first.
+   * and any updated since `since` (closed within the look-back). Newest first, the newest
+   * RECEIVER_CANDIDATES of them; with `exact` (the transfer's amount and sender), when that many
+   * were read, also the live ones it can pay (that amount, no fulfiller or that sender) among the
+   * older ones, after them: a busy receiver's open intent is never out of the matcher's sight.
    */
-  listByReceiver(chain: string, requestor: string, tokenAddress: string, since: number): Awaitable<StoredIntent[]>;
+  listByReceiver(chain: string, requestor: string, tokenAddress: string, since: number, exact?: ExactTransfer): Awaitable<StoredIntent[]>;
   /**
    * Closed (not live) intents of `chain` updated since `since` that hold a transaction and are
    * not finalized: the runtime keeps following the recorded transaction of those that closed
@@ -104,6 +107,25 @@ export interface IntentStates {
   /** Not terminal: what boot rehydrates and what detection looks at first. */
   live: readonly IntentState[];
 }
+
+/** `rows` then those of `more` not in it (listByReceiver's two reads merged). */
+export function withOlder(rows: StoredIntent[], more: StoredIntent[]): StoredIntent[] {
+  const seen = new Set(rows.map((r) => r.id));
+  for (const r of more) if (!seen.has(r.id)) rows.push(r);
+  return rows;
+}
+
+/** What a found transfer pays: its amount and sender (listByReceiver's live intents it can pay). */
+export interface ExactTransfer {
+  amountBaseUnits: bigint;
+  from: string;
+}
+
+/** listByReceiver's page of the newest candidates (a receiver's whole history is never read). */
+export const RECEIVER_CANDIDATES = 1000;
+
+/** The live intents of a receiver a transfer of `amount_base_units` from `fulfiller` can pay (both engines). */
+export const liveExactWhere = 'chain = ? AND requestor = ? AND token_address = ? AND amount_base_units = ? AND (fulfiller IS NULL OR fulfiller = ?)';
 
 /**
  * liveHeadsPage's SQL (exported for the plan's test). A range of intents_live: the row-value
@@ -159,7 +181,11 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
   const byPayToken = sqlite.prepare('SELECT * FROM intents WHERE pay_token = ?');
   const byReceiver = sqlite.prepare(
     `SELECT * FROM intents INDEXED BY intents_receiver WHERE chain = ? AND requestor = ? AND token_address = ?
-       AND (${live} OR updated_at >= ?) ORDER BY seq DESC LIMIT 1000`,
+       AND (${live} OR updated_at >= ?) ORDER BY seq DESC LIMIT ${RECEIVER_CANDIDATES}`,
+  );
+  // The receiver's live entries of intents_live, each row read for its amount and fulfiller.
+  const liveExact = sqlite.prepare(
+    `SELECT * FROM intents INDEXED BY intents_live WHERE ${live} AND ${liveExactWhere} ORDER BY seq DESC LIMIT ${RECEIVER_CANDIDATES}`,
   );
   // Boot only: one range of intents_closed_unfinalized_tx, whose entries are exactly the closed
   // rows holding a transaction not finalized (not every closed row of the look-back, each read
@@ -224,7 +250,11 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
       return r ? intentFromRow(r) : null;
     },
     listClosedWithTransaction: (chain, since) => (closedWithTx.all(chain, since) as Row[]).map(intentFromRow),
-    listByReceiver: (chain, requestor, tokenAddress, since) =>
-      (byReceiver.all(chain, requestor, tokenAddress, since) as Row[]).map(intentFromRow),
+    listByReceiver: (chain, requestor, tokenAddress, since, exact) => {
+      const rows = (byReceiver.all(chain, requestor, tokenAddress, since) as Row[]).map(intentFromRow);
+      // Fewer than a page: every candidate is in it.
+      if (!exact || rows.length < RECEIVER_CANDIDATES) return rows;
+      return withOlder(rows, (liveExact.all(chain, requestor, tokenAddress, exact.amountBaseUnits.toString(), exact.from) as Row[]).map(intentFromRow));
+    },
   };
 }

@@ -41,7 +41,7 @@ const transfer = (over: Partial<FoundTransfer> = {}): FoundTransfer => ({
 });
 
 beforeEach(async () => {
-  ({ core, key, stop } = await coreWithKey());
+  ({ core, key, stop } = await coreWithKey({ rateLimit: { perSecond: 100_000, burst: 100_000 } }));
 });
 afterEach(() => stop());
 
@@ -80,4 +80,17 @@ describe('recordFoundTransfer', () => {
     expect((await recordFoundTransfer(core.services, transfer({ to: `0x${'77'.repeat(20)}` }))).outcome).toBe('ignored');
     expect((await call('GET', '/v1/payments')).body.payments).toHaveLength(0);
   });
+
+  it("pays an open intent that is older than its receiver's newest 1000 intents (a busy merchant's one address)", async () => {
+    // The one this transfer pays, then 1000 newer intents of other amounts to the same address.
+    const paid = (await call('POST', '/v1/intents', { chain: 'eip155:84532', token: 'USDC', amount: '7.77', requestor: REQUESTOR })).body.intent;
+    for (let k = 0; k < 1000; k++) {
+      const r = await call('POST', '/v1/intents', { chain: 'eip155:84532', token: 'USDC', amount: `1.${String(k).padStart(6, '0')}`, requestor: REQUESTOR });
+      expect(r.status).toBe(201);
+    }
+    const r = await recordFoundTransfer(core.services, transfer({ amountBaseUnits: 7_770_000n, txSignature: `0x${'cd'.repeat(32)}` }));
+    expect(r.payment).toMatchObject({ status: 'matched', reason: null, intentId: paid.id });
+    const now = (await call('GET', `/v1/intents/${paid.id}`)).body.intent;
+    expect(now).toMatchObject({ state: 'confirmed', txSignature: `0x${'cd'.repeat(32)}`, fulfiller: PAYER.toLowerCase() });
+  }, 120_000);
 });

@@ -3,7 +3,7 @@
 // whose EVM watcher is scripted by the test: it reports only what it has been asked to watch,
 // exactly as a real watcher does, so a runtime that stops watching an intent stops hearing of it.
 import { validate } from '../../src/config';
-import { DEFAULT_CONFIG } from '../../src/config.types';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.types';
 import { createCore, type Core, type CoreOptions } from '../../src/compose';
 import { createEvmAdapter } from '../../src/chains/evm/adapter';
 import type { ChainObservation, WatchItem } from '../../src/chains/types';
@@ -159,9 +159,10 @@ export function scriptedCores(begin: (core: Core) => unknown) {
 }
 
 /** A real core (the default config) on a fresh database of the engine under test, and a test-mode key of a new account. */
-export async function coreWithKey(): Promise<{ core: Core; key: string; stop(): Promise<void> }> {
+/** `over`: top-level config keys replaced (e.g. rateLimit for a test that creates many intents). */
+export async function coreWithKey(over: Partial<Config> = {}): Promise<{ core: Core; key: string; stop(): Promise<void> }> {
   const fresh = await freshTestDatabase();
-  const core = await createCore(validate({ ...structuredClone(DEFAULT_CONFIG), db: fresh.db, logLevel: 'error' }));
+  const core = await createCore(validate({ ...structuredClone(DEFAULT_CONFIG), ...over, db: fresh.db, logLevel: 'error' }));
   const acct = await core.store.repos.accounts.create({ name: 'm', plan: 'pro' });
   const key = (await core.store.repos.apiKeys.create({ accountId: acct.id, mode: 'test' })).key;
   return {

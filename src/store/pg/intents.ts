@@ -3,7 +3,7 @@
 // getForUpdate: the row read with FOR UPDATE, so that two transitions of one intent, on any
 // instances, queue on the row lock in the database instead of in one process's memory.
 import type { IntentState, } from '../../domain/intent';
-import { endPage, type IntentRepo, type IntentStates, type LiveCursor, type LiveHead, type StoredIntent } from '../intents';
+import { endPage, type IntentRepo, type IntentStates, liveExactWhere, type LiveCursor, type LiveHead, RECEIVER_CANDIDATES, type StoredIntent, withOlder } from '../intents';
 import { INTENT_COLUMNS as COLUMNS, intentFromRow, intentToRow } from '../intent-row';
 import { stateList } from '../states';
 import { type Async, bool, first, num, type Pg, rows } from './sql';
@@ -22,8 +22,15 @@ interface Statements {
   headsAfter: string;
   headsAt: string;
   byReceiver: string;
+  liveExact: string;
   closedWithTx: string;
 }
+
+/** SQLite's `?` placeholders as PostgreSQL's `$1`, `$2`, ... in order. */
+const numbered = (where: string) => {
+  let n = 0;
+  return where.replace(/\?/g, () => `$${++n}`);
+};
 
 const HEAD = 'SELECT id, account_id, state, expires_at, pending_at_expiry, tx_signature FROM intents';
 const ORDER = 'ORDER BY chain, requestor, token_address, created_at';
@@ -53,7 +60,8 @@ function statements(live: string): Statements {
     headsAfter: `${HEAD} WHERE state IN (${live}) AND (chain, requestor, token_address, created_at) > ($1, $2, $3, $4) ${ORDER} LIMIT $5`,
     headsAt: `${HEAD} WHERE state IN (${live}) AND chain = $1 AND requestor = $2 AND token_address = $3 AND created_at = $4`,
     byReceiver: `SELECT * FROM intents WHERE chain = $1 AND requestor = $2 AND token_address = $3
-       AND (state IN (${live}) OR updated_at >= $4) ORDER BY seq DESC LIMIT 1000`,
+       AND (state IN (${live}) OR updated_at >= $4) ORDER BY seq DESC LIMIT ${RECEIVER_CANDIDATES}`,
+    liveExact: `SELECT * FROM intents WHERE state IN (${live}) AND ${numbered(liveExactWhere)} ORDER BY seq DESC LIMIT ${RECEIVER_CANDIDATES}`,
     closedWithTx: `SELECT * FROM intents WHERE chain = $1 AND state NOT IN (${live}) AND updated_at >= $2 AND tx_signature IS NOT NULL
        AND finalized_at IS NULL ORDER BY updated_at, seq`,
   };
@@ -111,7 +119,11 @@ export function createPgIntentRepo(q: Pg, states: IntentStates): PgIntentRepo {
     findByTxSignature: (chain, tx) => one('SELECT * FROM intents WHERE chain = $1 AND tx_signature = $2', [chain, tx]),
     findBySolanaReference: (ref) => one('SELECT * FROM intents WHERE solana_reference = $1', [ref]),
     findByPayToken: (token) => one('SELECT * FROM intents WHERE pay_token = $1', [token]),
-    listByReceiver: (chain, requestor, tokenAddress, since) => all(s.byReceiver, [chain, requestor, tokenAddress, since]),
+    listByReceiver: async (chain, requestor, tokenAddress, since, exact) => {
+      const read = await all(s.byReceiver, [chain, requestor, tokenAddress, since]);
+      if (!exact || read.length < RECEIVER_CANDIDATES) return read;
+      return withOlder(read, await all(s.liveExact, [chain, requestor, tokenAddress, exact.amountBaseUnits.toString(), exact.from]));
+    },
     listClosedWithTransaction: (chain, since) => all(s.closedWithTx, [chain, since]),
   };
 }
