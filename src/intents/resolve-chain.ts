@@ -49,3 +49,17 @@ export function resolveAddress(chains: ChainRegistry, network: Network, param: s
   }
   return adapter.normalizeAddress(value);
 }
+
+/**
+ * Refuse an address that can never usefully send or receive the token (400 on `param`): the EVM
+ * zero address (token contracts refuse it; money sent there is burned) and the token's own
+ * contract or mint (tokens sent there are stuck for good). Both are integrators' slips (a swapped
+ * field, an unset value) that would otherwise only show once a payer's money is gone.
+ */
+export function refuseSink(network: Network, tokenAddress: string, param: string, address: string): void {
+  const evm = network.family === 'evm';
+  if (evm && /^0x0{40}$/i.test(address)) throw invalidParam(param, `${param} must not be the zero address.`);
+  if (evm ? address.toLowerCase() === tokenAddress.toLowerCase() : address === tokenAddress) {
+    throw invalidParam(param, `${param} is the token's own ${evm ? 'contract' : 'mint'}: tokens sent there are lost.`);
+  }
+}

@@ -116,6 +116,10 @@ describe('create: 400 request.invalid_param names the field', () => {
     ['metadata value > 500', { metadata: { k: 'v'.repeat(501) } }, 'metadata.k'],
     ['metadata value not a string', { metadata: { k: 1 } }, 'metadata.k'],
     ['direction', { direction: 'send' }, 'direction'],
+    // Addresses money sent to is lost or refused: the zero address, the token contract itself.
+    ['requestor the zero address', { requestor: `0x${'0'.repeat(40)}` }, 'requestor'],
+    ['requestor the token contract', { requestor: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' }, 'requestor'],
+    ['fulfiller the zero address', { fulfiller: `0x${'0'.repeat(40)}` }, 'fulfiller'],
   ];
   for (const [name, over, param] of cases) {
     it(`${name} -> param ${param}`, async () => {
@@ -129,6 +133,8 @@ describe('create: 400 request.invalid_param names the field', () => {
     expectError(await api.post('/v1/intents', { ...base, requestor: 'not-base58-0OIl' }), 400, 'request.invalid_param', 'requestor');
     expectError(await api.post('/v1/intents', { ...base, fulfiller: EVM_ADDR }), 400, 'request.invalid_param', 'fulfiller');
     expectError(await api.post('/v1/intents', { ...base, amount: '0.0000001' }), 400, 'request.invalid_param', 'amount');
+    // The token's mint as the requestor (its token account would belong to the mint).
+    expectError(await api.post('/v1/intents', { ...base, requestor: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' }), 400, 'request.invalid_param', 'requestor');
   });
 
   it('Idempotency-Key header and body idempotencyKey that differ', async () => {
