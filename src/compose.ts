@@ -146,7 +146,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     log: (msg, f) => log('warn', msg, f),
     onReportWrite: reportFault && ((o) => reportFault(o, { failCommit })),
     lookbackMs: config.detection.lookbackSeconds * 1000,
-    onLandedAfterClose: (row, commitment) => recordLandedAfterClose(services, row, commitment),
+    onLandedAfterClose: (row, landed, commitment) => recordLandedAfterClose(services, row, landed, commitment),
   });
   runtime = createRuntime({
     transact: (fn, opts) => store.transact(fn, opts),

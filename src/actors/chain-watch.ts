@@ -41,10 +41,12 @@ export interface ChainWatchOptions {
   /** How long a closed intent's recorded transaction stays followed (detection.lookbackSeconds). */
   lookbackMs?: number;
   /**
-   * The recorded transaction of a closed intent landed (contract 14, "never out of sight"): it
-   * drives the intent when still payable, else becomes a late or duplicate payment.
+   * A recorded transaction landed that the row no longer watches (contract 14, "never out of
+   * sight"): the intent closed, or it follows another transaction now. `landed`: the report's
+   * transaction and the one it was followed as (see ChainObservation). It drives the intent when
+   * still payable (or in flight), else becomes a late or duplicate payment.
    */
-  onLandedAfterClose?: (row: StoredIntent, commitment: 'confirmed' | 'finalized') => Promise<void>;
+  onLandedAfterClose?: (row: StoredIntent, landed: { txSignature: string; follows: string }, commitment: 'confirmed' | 'finalized') => Promise<void>;
   now?: () => number;
   /**
    * Live work by lease (issue 12): a report's write is fenced with its intent's shard lease, and
@@ -153,23 +155,37 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
   const write = async (o: ChainObservation): Promise<void> => {
     const work = opts.work?.() ?? null;
     const fence = work ? work.fenceForIntent(o.intentId) : null;
-    const landedAfterClose = await getRuntime().write(async (tx) => {
+    const landing = o.type === 'confirmed' || o.type === 'finalized';
+    const landed = await getRuntime().write(async (tx): Promise<{ row: StoredIntent; stale: boolean } | null> => {
       if (work) await checkFence(tx.repos.leases, fence, work.owner, `the shard of ${o.intentId}`);
       opts.onReportWrite?.(o);
       const cur = await tx.get(o.intentId);
       if (!cur) return null;
-      if (closedWithTransaction(cur)) return cur.txSignature === o.txSignature ? cur : null;
+      if (cur.txSignature !== o.follows && cur.txSignature !== o.txSignature) {
+        // The row moved to another transaction since this verdict was decided (a detected transfer
+        // drove it while the report waited: a failed write, an await in the watcher). It is no
+        // verdict on the transaction the intent follows now; what it says of its own transaction
+        // is still recorded: its write-ahead record's outcome, and a landing as a payment.
+        if (landing) return { row: cur, stale: true };
+        if (OUTCOME[o.type] !== null) await tx.repos.submissions.setOutcome(cur.chain, o.txSignature, OUTCOME[o.type], tx.now);
+        return null;
+      }
+      if (closedWithTransaction(cur)) return landing ? { row: cur, stale: false } : null;
       const kept = o.type === 'confirmed' && o.watchData ? { watchData: { ...(cur.watchData ?? {}), ...o.watchData } } : undefined;
       const next = await tx.apply(cur, toEvent(o, tx.now), 'ignore', kept);
       // Contract 11's write-ahead record resolves in the same write as the verdict it follows from.
       if (next) await tx.repos.submissions.setOutcome(cur.chain, o.txSignature, OUTCOME[o.type], tx.now);
       return null;
     });
-    // Its own write (the matcher's); if it fails, this report is kept and tried again like any other.
-    if (!landedAfterClose || (o.type !== 'confirmed' && o.type !== 'finalized')) return;
-    await opts.onLandedAfterClose?.(landedAfterClose, o.type);
+    if (!landed || !landing) return;
+    if (landed.stale) opts.log('chain report about a transaction the intent no longer follows: recorded as a payment', {
+      intent_id: o.intentId, tx_signature: o.txSignature, follows: landed.row.txSignature, type: o.type,
+    });
+    // Its own write (the matcher's: it drives the intent when it is still payable, else a late or
+    // duplicate payment); if it fails, this report is kept and tried again like any other.
+    await opts.onLandedAfterClose?.(landed.row, { txSignature: o.txSignature, follows: o.follows }, o.type);
     // Final and recorded: nothing more can happen to it (a payable intent it drove is followed anew).
-    if (o.type === 'finalized' && followed.get(o.intentId)?.stage === 'closed') unfollow(o.intentId);
+    if (!landed.stale && o.type === 'finalized' && followed.get(o.intentId)?.stage === 'closed') unfollow(o.intentId);
   };
 
   const pause = () =>

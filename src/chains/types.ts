@@ -87,14 +87,28 @@ export interface FetchedSubmission {
   commitment: 'pending' | 'confirmed' | 'finalized' | 'failed';
 }
 
+/**
+ * Which transaction a report is about. `txSignature`: the one the verdict is on; `follows`: the
+ * transaction of the WatchItem it was decided for (the row's txSignature when handed to watch()).
+ * They differ only for an EVM repriced copy that took the followed transaction's nonce (a
+ * replacement of it). The runtime applies a report only while the row still follows one of the
+ * two (contract 14, the row is the only state): a verdict decided before an await, or queued while
+ * its write failed, never lands on a transaction the intent moved to since.
+ */
+interface About {
+  intentId: string;
+  txSignature: string;
+  follows: string;
+}
+
 /** What the watcher reports about one intent. The runtime ignores reports that do not apply. */
 export type ChainObservation =
   /** watchData: facts kept on the row with the verdict (EVM: seenBlock, where the receipt was read). */
-  | { type: 'confirmed'; intentId: string; txSignature: string; watchData?: Record<string, unknown> }
-  | { type: 'finalized'; intentId: string; txSignature: string }
-  | { type: 'failed'; intentId: string; txSignature: string; reason: FailureReason; message?: string }
-  | { type: 'dropped'; intentId: string; txSignature: string }
-  | { type: 'reorged'; intentId: string; txSignature: string };
+  | (About & { type: 'confirmed'; watchData?: Record<string, unknown> })
+  | (About & { type: 'finalized' })
+  | (About & { type: 'failed'; reason: FailureReason; message?: string })
+  | (About & { type: 'dropped' })
+  | (About & { type: 'reorged' });
 
 /** One transaction the watcher follows (re-added on boot for every pending/confirmed intent). */
 export interface WatchItem {

@@ -1,21 +1,29 @@
-// The recorded transaction of an intent that closed unpaid (dropped, failed, expired, cancelled)
-// landed after all (contract 14, "never out of sight"): hand it to the matcher as a found transfer,
-// which drives the intent when it is still payable and otherwise records a late payment (or a
-// duplicate), exactly as for a transfer the detectors find. The transaction was verified to pay
-// this intent when it was recorded (submit, submit by id, detection), so its facts are the intent's.
+// A recorded transaction landed that its intent's row no longer watches (contract 14, "never out
+// of sight"): the intent closed unpaid (dropped, failed, expired, cancelled), or it follows another
+// transaction now (a detected transfer drove it while this one's verdict waited). Hand it to the
+// matcher as a found transfer, which drives the intent when it is still payable (or in flight) and
+// otherwise records a late payment or a duplicate, exactly as for a transfer the detectors find.
+// The transaction was verified to pay this intent when it was recorded (submit, submit by id,
+// detection), so its facts are the intent's.
 import type { FoundTransfer } from '../chains/types';
 import type { StoredIntent } from '../store/intents';
 import { recordFoundTransfer } from './record-found-transfer';
 import type { Services } from './services';
 
-export async function recordLandedAfterClose(s: Services, row: StoredIntent, commitment: 'confirmed' | 'finalized'): Promise<void> {
-  const txSignature = row.txSignature;
-  if (txSignature === null) return;
-  const recorded = await s.submissions.findByTx(row.chain, txSignature);
-  const watchData = recorded?.watchData ?? row.watchData ?? {};
+/** `landed`: the transaction seen landed, and the one it was followed as (an EVM repriced copy differs). */
+export async function recordLandedAfterClose(
+  s: Services,
+  row: StoredIntent,
+  landed: { txSignature: string; follows: string },
+  commitment: 'confirmed' | 'finalized',
+): Promise<void> {
+  const recorded = (await s.submissions.findByTx(row.chain, landed.follows)) ?? (await s.submissions.findByTx(row.chain, landed.txSignature));
+  // The row's own facts describe this transaction only while the row still names it.
+  const own = row.txSignature === landed.follows || row.txSignature === landed.txSignature;
+  const watchData = recorded?.watchData ?? (own ? row.watchData : null) ?? {};
   const ft: FoundTransfer = {
     chain: row.chain,
-    txSignature,
+    txSignature: landed.txSignature,
     tokenAddress: row.tokenAddress,
     from: recorded?.signer ?? row.fulfiller ?? String(watchData.from ?? ''),
     to: row.requestor,
@@ -26,6 +34,8 @@ export async function recordLandedAfterClose(s: Services, row: StoredIntent, com
     commitment,
     watchData,
   };
-  s.log('warn', 'a closed intent\'s transaction landed', { intent_id: row.id, state: row.state, tx_signature: txSignature, commitment });
+  s.log('warn', own ? "a closed intent's transaction landed" : 'a transaction the intent no longer follows landed', {
+    intent_id: row.id, state: row.state, tx_signature: landed.txSignature, commitment,
+  });
   await recordFoundTransfer(s, ft);
 }

@@ -23,6 +23,12 @@ export interface ScriptedWatcher {
   calls: Array<['watch' | 'unwatch', string]>;
   /** Report like a watcher that follows `intentId`; false (nothing said) when it does not follow it. */
   say(intentId: string, type: ChainObservation['type'], opts?: { forget?: boolean }): boolean;
+  /**
+   * Report about `item` as handed to watch() earlier, whatever is watched now: a verdict decided
+   * before an await and emitted after it, as a real watcher's tick can (`txSignature`: under a
+   * repriced copy's hash).
+   */
+  sayAbout(item: WatchItem, type: ChainObservation['type'], txSignature?: string): void;
 }
 
 export function scriptedWatcher(): { watcher: ScriptedWatcher; adapter: NonNullable<CoreOptions['adapters']>['evm'] } {
@@ -37,9 +43,12 @@ export function scriptedWatcher(): { watcher: ScriptedWatcher; adapter: NonNulla
       if (!item || !report) return false;
       // A Solana-like watcher forgets a transaction once it reported a final verdict.
       if (opts.forget) watched.delete(intentId);
-      const base = { intentId, txSignature: item.txSignature };
-      report(type === 'failed' ? { ...base, type, reason: 'revert' } : { ...base, type });
+      watcher.sayAbout(item, type);
       return true;
+    },
+    sayAbout(item, type, txSignature = item.txSignature) {
+      const base = { intentId: item.intentId, txSignature, follows: item.txSignature };
+      report?.(type === 'failed' ? { ...base, type, reason: 'revert' } : { ...base, type });
     },
   };
   const real = createEvmAdapter();
@@ -68,7 +77,7 @@ export function scriptedWatcher(): { watcher: ScriptedWatcher; adapter: NonNulla
 }
 
 /** A core on `db` (a SQLite path or a postgres:// URL; its RPC upstream is never called: the watcher is scripted, detection is off). */
-export async function scriptedCore(db: string): Promise<{ core: Core; watcher: ScriptedWatcher }> {
+export async function scriptedCore(db: string, opts: Omit<CoreOptions, 'adapters'> = {}): Promise<{ core: Core; watcher: ScriptedWatcher }> {
   const { watcher, adapter } = scriptedWatcher();
   const config = validate({
     ...structuredClone(DEFAULT_CONFIG),
@@ -76,7 +85,7 @@ export async function scriptedCore(db: string): Promise<{ core: Core; watcher: S
     logLevel: 'error',
     networks: { [CHAIN]: { rpc: ['http://127.0.0.1:9'] } },
   });
-  const core = await createCore(config, { adapters: { evm: adapter } });
+  const core = await createCore(config, { ...opts, adapters: { evm: adapter } });
   return { core, watcher };
 }
 
@@ -130,7 +139,7 @@ export async function until<T>(check: () => T | null | undefined | false | Promi
  * stopped, and every temp folder removed, after each test. `stopped(core)` is for a test that stops one
  * itself (a restart).
  */
-export function scriptedCores(begin: (core: Core) => unknown) {
+export function scriptedCores(begin: (core: Core) => unknown, opts: Omit<CoreOptions, 'adapters'> = {}) {
   let dbs: TestDatabase[] = [];
   let cores: Core[] = [];
   afterEach(async () => {
@@ -147,7 +156,7 @@ export function scriptedCores(begin: (core: Core) => unknown) {
         dbs.push(d);
         p = d.db;
       }
-      const { core, watcher } = await scriptedCore(p);
+      const { core, watcher } = await scriptedCore(p, opts);
       cores.push(core);
       await begin(core);
       return { core, watcher, path: p };

@@ -55,13 +55,16 @@ export interface TickView {
 
 const isFinal = (v: TickView, block: number) => v.finalized !== null && block <= v.finalized;
 
+type Base = { intentId: string; txSignature: string; follows: string };
+
 /** Decide for one transaction; may search the same node for the nonce taker. */
 export async function decide(t: Tracked, v: TickView): Promise<void> {
   // A node behind what we already saw for this transaction knows less than we do: skip the tick.
   const known = Math.max(t.seenBlock ?? -1, t.taker?.blockNumber ?? -1);
   if (v.head < known) return;
   if (!v.receipt.ok) return;
-  const base = { intentId: t.item.intentId, txSignature: t.hash };
+  // Under the hash we follow now (ours, or a repriced copy of it), about the row's transaction.
+  const base = { intentId: t.item.intentId, txSignature: t.hash, follows: t.item.txSignature };
   const receipt = v.receipt.result as RpcReceipt | null;
   if (t.taker) {
     if (!receipt) {
@@ -107,7 +110,7 @@ export async function decide(t: Tracked, v: TickView): Promise<void> {
 }
 
 /** Another transaction holds our nonce on this node: dropped once it is final, until then resend. */
-function onTaker(t: Tracked, v: TickView, taker: NonceTaker, base: { intentId: string; txSignature: string }): void {
+function onTaker(t: Tracked, v: TickView, taker: NonceTaker, base: Base): void {
   if (t.reported.has('confirmed') && v.head >= t.sinceBlock) {
     // Confirmed before a restart (receipt block unknown), and this node holds another
     // transaction at our nonce: on this chain we are not paid.
@@ -119,7 +122,7 @@ function onTaker(t: Tracked, v: TickView, taker: NonceTaker, base: { intentId: s
   if (isFinal(v, taker.blockNumber) && !t.reported.has('dropped')) v.emit({ ...base, type: 'dropped' });
 }
 
-function onReceipt(t: Tracked, v: TickView, receipt: RpcReceipt, base: { intentId: string; txSignature: string }): void {
+function onReceipt(t: Tracked, v: TickView, receipt: RpcReceipt, base: Base): void {
   const r = readReceipt(receipt, t.item.intent);
   t.seenBlock = r.blockNumber;
   t.taker = null;

@@ -43,6 +43,9 @@ export function createEvmWatcher(
     });
 
   function emit(t: Tracked, o: ChainObservation): void {
+    // A verdict decided across an await (the nonce-taker search) about a transaction unwatched
+    // or replaced meanwhile is no longer this watcher's to say (the runtime checks the row too).
+    if (stopped || tracked.get(t.item.intentId) !== t) return;
     t.reported.add(o.type);
     t.last = { o, at: Date.now() };
     try {

@@ -51,7 +51,7 @@ export interface Outcome {
 
 export const settled = (f: Followed): boolean => f.reported.has('finalized') || f.reported.has('failed') || f.reported.has('dropped');
 
-const base = (f: Followed) => ({ intentId: f.item.intentId, txSignature: f.item.txSignature });
+const base = (f: Followed) => ({ intentId: f.item.intentId, txSignature: f.item.txSignature, follows: f.item.txSignature });
 
 /** Decide on one node. Transport trouble throws (rpc.unavailable): the decision is abandoned, made again next tick. */
 export async function decideOn(d: Decision, items: Followed[]): Promise<Outcome> {

@@ -44,6 +44,9 @@ export function createWatcher(
   let running: Promise<void> | null = null;
 
   const emit = (f: Followed, o: ChainObservation) => {
+    // A verdict decided across an await (getTransaction) about a transaction unwatched or replaced
+    // meanwhile is no longer this watcher's to say (the runtime checks the row too).
+    if (stopped || followed.get(f.item.intentId) !== f) return;
     f.reported.add(o.type);
     f.last = { o, at: now() };
     try {

@@ -93,7 +93,7 @@ describe('EVM watcher', () => {
     const confirmed = await obs.waitFor({ intentId: intent.id, type: 'confirmed' });
     // The receipt's block goes to the row with the verdict: a restarted watcher tells a reorg by it.
     const block = Number((await receiptOf(anvil, v.txSignature)).blockNumber);
-    expect(confirmed).toEqual({ type: 'confirmed', intentId: intent.id, txSignature: v.txSignature, watchData: { seenBlock: block } });
+    expect(confirmed).toEqual({ type: 'confirmed', intentId: intent.id, txSignature: v.txSignature, follows: v.txSignature, watchData: { seenBlock: block } });
     expect(obs.of(intent.id)).toEqual(['confirmed']);
     // finalized trails the head by two blocks with --slots-in-an-epoch 1.
     await anvil.rpc('anvil_mine', ['0x2']);
@@ -169,7 +169,7 @@ describe('EVM watcher', () => {
     expect(rpc.counted.methods.slice(sentBefore)).toContain('eth_sendRawTransaction');
     await anvil.rpc('anvil_mine', ['0x2']);
     expect(await obs.waitFor({ intentId: intent.id, type: 'dropped' })).toEqual({
-      type: 'dropped', intentId: intent.id, txSignature: v.txSignature,
+      type: 'dropped', intentId: intent.id, txSignature: v.txSignature, follows: v.txSignature,
     });
     watcher.unwatch(intent.id);
 
@@ -194,7 +194,8 @@ describe('EVM watcher', () => {
     const copyHash = await anvil.rpc<string>('eth_sendRawTransaction', [`0x${Buffer.from(copy, 'base64').toString('hex')}`]);
     expect(copyHash).not.toBe(v.txSignature);
     await anvil.rpc('evm_mine');
-    await obs.waitFor({ intentId: intent.id, type: 'confirmed', txSignature: copyHash });
+    // Under the copy's hash, about the transaction followed (the row's): a replacement of it.
+    await obs.waitFor({ intentId: intent.id, type: 'confirmed', txSignature: copyHash, follows: v.txSignature });
     await anvil.rpc('anvil_mine', ['0x2']);
     await obs.waitFor({ intentId: intent.id, type: 'finalized', txSignature: copyHash });
     expect(obs.of(intent.id)).toEqual(['confirmed', 'finalized']);
