@@ -55,8 +55,10 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer, guard?
         // A submit by txSignature settled which intent it pays: the ledger says so too.
         const paid = await intents.findByTxSignature(found.chain, found.txSignature);
         if (paid) {
-          await payments.settle(known.id, paid.id);
-          return { outcome: 'known' as const, payment: toPaymentWire({ ...known, status: 'matched', reason: null, intentId: paid.id }) };
+          // Into the paying intent's ledger: its account may not be the one the record was written under.
+          await payments.settle(known.id, paid);
+          const settled = { ...known, status: 'matched' as const, reason: null, intentId: paid.id, accountId: paid.accountId, mode: paid.mode };
+          return { outcome: 'known' as const, payment: toPaymentWire(settled) };
         }
       }
       return { outcome: 'known' as const, payment: toPaymentWire(known) };

@@ -27,15 +27,19 @@ export interface PaymentRepo {
   findByTx(chain: string, txSignature: string): Awaitable<StoredPayment | null>;
   /** Newest first. */
   list(q: ListPaymentsQuery): Awaitable<StoredPayment[]>;
-  /** An unmatched payment whose intent became known (a submit by txSignature settled it): matched. */
-  settle(id: string, intentId: string): Awaitable<void>;
+  /**
+   * An unmatched payment whose intent became known (a submit by txSignature settled it): matched,
+   * and in that intent's ledger (an ambiguous transfer whose candidates spanned accounts was
+   * recorded under one of them, maybe not the one it paid).
+   */
+  settle(id: string, intent: { id: string; accountId: string; mode: Mode }): Awaitable<void>;
 }
 
 export function createPaymentRepo(sqlite: Database): Sync<PaymentRepo> {
   const insert = sqlite.prepare(`INSERT INTO payments (${PAYMENT_COLUMNS.join(', ')}) VALUES (${PAYMENT_COLUMNS.map(() => '?').join(', ')})`);
   const get = sqlite.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = sqlite.prepare('SELECT * FROM payments WHERE chain = ? AND tx_signature = ?');
-  const settle = sqlite.prepare(`UPDATE payments SET status = 'matched', reason = NULL, intent_id = ? WHERE id = ?`);
+  const settle = sqlite.prepare(`UPDATE payments SET status = 'matched', reason = NULL, intent_id = ?, account_id = ?, mode = ? WHERE id = ?`);
   return {
     insert: (p) =>
       void insert.run(
@@ -50,7 +54,7 @@ export function createPaymentRepo(sqlite: Database): Sync<PaymentRepo> {
       const r = byTx.get(chain, tx) as Row | null;
       return r ? paymentFromRow(r) : null;
     },
-    settle: (id, intentId) => void settle.run(intentId, id),
+    settle: (id, i) => void settle.run(i.id, i.accountId, i.mode, id),
     list: (q) => {
       const where: string[] = [];
       const args: (string | number)[] = [];

@@ -71,8 +71,10 @@ describe.each(ENGINES)('payments (%s)', (engine) => {
     expect(await ids({ accountId: 'acct_a', status: 'unmatched', limit: 10 })).toEqual([a.id]);
     expect(await ids({ limit: 10, beforeSeq: (await repo.get(b.id))!.seq })).toEqual([a.id]);
     expect(await ids({ limit: 1 })).toEqual([c.id]);
-    await repo.settle(a.id, 'pi_9');
-    expect(await repo.get(a.id)).toMatchObject({ status: 'matched', reason: null, intentId: 'pi_9' });
+    // Settled by an intent of another account: the record moves to that intent's ledger.
+    await repo.settle(a.id, { id: 'pi_9', accountId: 'acct_b', mode: 'test' });
+    expect(await repo.get(a.id)).toMatchObject({ status: 'matched', reason: null, intentId: 'pi_9', accountId: 'acct_b', mode: 'test' });
+    expect(await ids({ accountId: 'acct_a', mode: 'test', limit: 10 })).toEqual([b.id]);
   });
 });
 

@@ -18,8 +18,10 @@ export function createPgPaymentRepo(q: Pg): Async<PaymentRepo> {
       ])),
     get: (id) => one('SELECT * FROM payments WHERE id = $1', [id]),
     findByTx: (chain, tx) => one('SELECT * FROM payments WHERE chain = $1 AND tx_signature = $2', [chain, tx]),
-    settle: async (id, intentId) =>
-      void (await q.unsafe(`UPDATE payments SET status = 'matched', reason = NULL, intent_id = $1 WHERE id = $2`, [intentId, id])),
+    settle: async (id, i) =>
+      void (await q.unsafe(`UPDATE payments SET status = 'matched', reason = NULL, intent_id = $1, account_id = $2, mode = $3 WHERE id = $4`, [
+        i.id, i.accountId, i.mode, id,
+      ])),
     list: async (lq) => {
       const where: string[] = [];
       const args: unknown[] = [];
