@@ -94,16 +94,19 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer, guard?
           watchData: found.watchData ?? {}, source: 'detected', status: 'sent', createdAt: tx.now,
         });
       }
+      // Its payer is its fulfiller (README: fulfiller = the sender), whom a refund pays. They differ
+      // only when the transfer carries the intent's Solana reference (contract 11: it pays the
+      // intent whoever sends it), e.g. after another wallet's build attached itself.
       let cur = i;
       if (hasTag(cur, 'payable')) {
         cur = (await tx.apply(cur, { type: 'SUBMIT', at: tx.now, txSignature: found.txSignature }, 'throw', {
-          fulfiller: cur.fulfiller ?? found.from,
+          fulfiller: found.from,
           signedTransaction: null,
           watchData: found.watchData ?? {},
         }))!;
       } else if (inFlight(cur) && cur.txSignature !== found.txSignature) {
         // A different transfer paid it while our transaction was in flight: follow the one that landed.
-        cur = await tx.patch(cur, { signedTransaction: null, watchData: found.watchData ?? {} });
+        cur = await tx.patch(cur, { fulfiller: found.from, signedTransaction: null, watchData: found.watchData ?? {} });
       }
       await advance(tx, cur, found);
       // Found on chain at confirmed depth or deeper: it landed.

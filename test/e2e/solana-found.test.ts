@@ -145,6 +145,23 @@ describe('Solana payments found on chain', () => {
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(3_750_000n);
   });
 
+  it("a payer found by the reference while another wallet's build is attached becomes the fulfiller (a refund pays the payer)", async () => {
+    const requestor = (await generateKeyPairSigner()).address;
+    await sol.setTokenBalance(DEVNET_USDC_MINT, requestor, 0n);
+    const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '1.75', requestor })).body.intent;
+    // Someone else with the link asked for a build first (the pay page attaches its wallet)...
+    const other = (await generateKeyPairSigner()).address;
+    expect((await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: other })).status).toBe(200);
+    // ...and the payer's Solana Pay wallet pays from paymentUri, reference included: it pays the intent (contract 11).
+    const sig = await payTransferRequest(intent.paymentUri);
+    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    expect(fin.txSignature).toBe(sig);
+    expect(fin.fulfiller).toBe(payer.address);
+    const refund = await api.post(`/v1/intents/${intent.id}/refund`);
+    expect(refund.status).toBe(200);
+    expect(refund.body.intent.requestor).toBe(payer.address);
+  });
+
   it('the same transaction seen by submit, the reference scan and the token-account scan at once: one payment, one set of events', async () => {
     const requestor = (await generateKeyPairSigner()).address;
     const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '4', requestor })).body.intent;
