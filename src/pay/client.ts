@@ -38,6 +38,9 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
     cancelled: ['Cancelled', 'The merchant cancelled this payment request.'],
     failed: ['Payment failed', 'The transaction failed on chain; no money moved.']
   };
+  // Payable again only while created or dropped (the last transaction cannot land any more): with a
+  // transaction on its way, or once paid or closed, a second payment would be a payment twice.
+  function payable(st) { return st.state === 'created' || st.state === 'dropped'; }
   function show(st) {
     v.status = st;
     var label = { created: 'Waiting for payment…', pending: 'Payment sent: waiting for the network to confirm it…', dropped: 'The last transaction did not land. Try again.' };
@@ -45,7 +48,7 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
     $('state').setAttribute('data-state', st.state);
     var end = END[st.state];
     if (st.latePayment) end = ['Payment received late', 'Your payment arrived after this request closed. The merchant can see it and refund it.'];
-    $('pay').hidden = !!end;
+    $('pay').hidden = !!end || !payable(st);
     $('end').hidden = !end;
     if (end) {
       $('end').setAttribute('data-end', st.latePayment ? 'late' : st.state);
@@ -176,7 +179,7 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
     var b = document.createElement('button');
     b.textContent = text;
     b.addEventListener('click', function () {
-      if (busy) return;
+      if (busy || !payable(v.status)) return;
       busy = true; b.disabled = true; say('');
       run().then(function (r) { if (r && r.status) show(r.status); }, function (e) { say(explain(e)); })
         .then(function () { busy = false; b.disabled = false; });

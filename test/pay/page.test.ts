@@ -107,6 +107,33 @@ describe('payment page, EVM', () => {
     await p.context.close();
   });
 
+  it('while a payment is pending the QR and the wallet buttons are gone: a second click sends nothing', async () => {
+    const b = await browser.get();
+    const i = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '2.5', requestor });
+    // Not mined until the test says so: the intent stays pending, as on a slow network.
+    await anvil.rpc('evm_setAutomine', [false]);
+    try {
+      const p = await open(b, 'evm-pending', i.payUrl, (page) => injectWallet(page, anvil, payer));
+      const wallet = p.extra as Awaited<ReturnType<typeof injectWallet>>;
+      await (await p.page.waitForSelector('#wallets button'))!.click();
+      await p.page.waitForFunction(() => document.getElementById('state')?.getAttribute('data-state') === 'pending', { timeout: 20_000 });
+      expect(wallet.sent).toHaveLength(1);
+      // The payer clicks again (impatient, or the button reached in a stale tab): the wallet is asked for nothing.
+      await p.page.$eval('#wallets button', (e) => (e as HTMLButtonElement).click());
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(wallet.calls.filter((m) => m === 'eth_sendTransaction')).toHaveLength(1);
+      expect(wallet.sent).toHaveLength(1);
+      // Nothing left to pay with: no QR to scan again, no button to click again.
+      expect(await p.page.$eval('#pay', (e) => (e as HTMLElement).hidden)).toBe(true);
+      await anvil.rpc('evm_mine', []);
+      await p.page.waitForFunction(() => document.getElementById('end')?.getAttribute('data-end') === 'confirmed', { timeout: 20_000 });
+      expect(p.problems).toEqual([]);
+      await p.context.close();
+    } finally {
+      await anvil.rpc('evm_setAutomine', [true]);
+    }
+  });
+
   it('tells the payer what went wrong: rejected in the wallet, wrong network, too little balance', async () => {
     const b = await browser.get();
     const i = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '5', requestor });
