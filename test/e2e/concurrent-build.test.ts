@@ -7,7 +7,8 @@
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, intentIn, waitFor } from '../support/api';
-import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
+import { startHookedSolana, type HookedSolana } from '../support/solana/hooked-node';
+import { DEVNET_CHAIN, DEVNET_USDC_MINT, type LocalSolana } from '../support/solana/local-solana';
 import { sendRaw } from '../support/solana/transfer';
 import { signMessageBlob } from '../support/solana/wallet';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
@@ -15,41 +16,27 @@ import { startTestServer, type ApiClient, type TestServer } from '../support/ser
 const ROUNDS = 3;
 const WALLETS = 3;
 
+let node: HookedSolana;
 let sol: LocalSolana;
-let slowFee: ReturnType<typeof Bun.serve>;
 let s: TestServer;
 let api: ApiClient;
 let wallets: KeyPairSigner[];
 
 beforeAll(async () => {
-  sol = await startLocalSolana({ slotMs: 40 });
-  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
-  wallets = await Promise.all(Array.from({ length: WALLETS }, () => generateKeyPairSigner()));
-  for (const w of wallets) {
-    sol.airdrop(w.address, 10_000_000_000n);
-    await sol.setTokenBalance(DEVNET_USDC_MINT, w.address, 1_000_000_000n);
-  }
   // The node as seen through a slow link for the fee estimate, the last read of a fresh build:
   // builds started a few slots apart are all still reading when the first one writes.
-  slowFee = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      const body = await req.text();
-      if (body.includes('"getFeeForMessage"')) await Bun.sleep(150);
-      const r = await fetch(sol.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      return new Response(await r.text(), { status: r.status, headers: { 'content-type': 'application/json' } });
-    },
+  node = await startHookedSolana(WALLETS, async (calls) => {
+    if (calls.some((c) => c.method === 'getFeeForMessage')) await Bun.sleep(150);
+    return undefined;
   });
-  const rpc = `http://127.0.0.1:${slowFee.port}`;
-  s = await startTestServer({ networks: { [DEVNET_CHAIN]: { rpc: [rpc], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } } });
+  ({ sol, wallets } = node);
+  s = await startTestServer({ networks: { [DEVNET_CHAIN]: { rpc: [node.rpc], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } } });
   api = s.api((await s.account()).key);
 }, 120_000);
 
 afterAll(async () => {
   await s?.stop();
-  await slowFee?.stop(true);
-  await sol?.stop();
+  await node?.stop();
 });
 
 describe('builds for one intent at once', () => {

@@ -7,14 +7,15 @@
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intentIn, waitFor } from '../support/api';
-import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
+import { blindSignatures, startHookedSolana, type HookedSolana } from '../support/solana/hooked-node';
+import { DEVNET_CHAIN, DEVNET_USDC_MINT, type LocalSolana } from '../support/solana/local-solana';
 import { sendRaw, walletTransfer } from '../support/solana/transfer';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
 
 const NOISE = 130;
 
+let node: HookedSolana;
 let sol: LocalSolana;
-let proxy: ReturnType<typeof Bun.serve>;
 let blind = false;
 let s: TestServer;
 let api: ApiClient;
@@ -22,36 +23,16 @@ let payer: KeyPairSigner;
 let other: KeyPairSigner;
 
 beforeAll(async () => {
-  sol = await startLocalSolana({ slotMs: 40 });
-  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
-  [payer, other] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
-  for (const w of [payer, other]) {
-    sol.airdrop(w.address, 10_000_000_000n);
-    await sol.setTokenBalance(DEVNET_USDC_MINT, w.address, 1_000_000_000n);
-  }
-  proxy = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      const body = await req.text();
-      const parsed = JSON.parse(body) as { id: unknown; method: string } | Array<{ id: unknown; method: string }>;
-      const calls = [parsed].flat();
-      if (blind && calls.every((c) => c.method === 'getSignaturesForAddress')) {
-        const out = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: [] }));
-        return Response.json(Array.isArray(parsed) ? out : out[0]);
-      }
-      const r = await fetch(sol.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      return new Response(await r.text(), { status: r.status, headers: { 'content-type': 'application/json' } });
-    },
-  });
-  s = await startTestServer({ networks: { [DEVNET_CHAIN]: { rpc: [`http://127.0.0.1:${proxy.port}`], pollIntervalMs: 100 } } });
+  node = await startHookedSolana(2, blindSignatures(() => blind));
+  ({ sol } = node);
+  [payer, other] = node.wallets as [KeyPairSigner, KeyPairSigner];
+  s = await startTestServer({ networks: { [DEVNET_CHAIN]: { rpc: [node.rpc], pollIntervalMs: 100 } } });
   api = s.api((await s.account()).key);
 }, 120_000);
 
 afterAll(async () => {
   await s?.stop();
-  await proxy?.stop(true);
-  await sol?.stop();
+  await node?.stop();
 });
 
 describe('a receiver credited more than one signature page between two polls', () => {

@@ -9,52 +9,37 @@
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, waitFor } from '../support/api';
-import { DEVNET_CHAIN, DEVNET_USDC_MINT, startLocalSolana, type LocalSolana } from '../support/solana/local-solana';
+import { startHookedSolana, type HookedSolana } from '../support/solana/hooked-node';
+import { DEVNET_CHAIN, DEVNET_USDC_MINT, type LocalSolana } from '../support/solana/local-solana';
 import { sendRaw, walletTransfer } from '../support/solana/transfer';
 import { startTestServer, type ApiClient, type TestServer } from '../support/server';
 
 const ROUNDS = 3;
 
+let node: HookedSolana;
 let sol: LocalSolana;
-let proxy: ReturnType<typeof Bun.serve>;
 let s: TestServer;
 let api: ApiClient;
 let a: KeyPairSigner;
 let b: KeyPairSigner;
 
 beforeAll(async () => {
-  sol = await startLocalSolana({ slotMs: 40 });
-  sol.createMint({ address: DEVNET_USDC_MINT, decimals: 6 });
-  [a, b] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
-  for (const w of [a, b]) {
-    sol.airdrop(w.address, 10_000_000_000n);
-    await sol.setTokenBalance(DEVNET_USDC_MINT, w.address, 1_000_000_000n);
-  }
-  proxy = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      const body = await req.text();
-      const calls = [JSON.parse(body)].flat() as Array<{ id: unknown; method: string }>;
-      if (calls.every((c) => c.method === 'getSignaturesForAddress')) {
-        const out = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: [] }));
-        return Response.json(Array.isArray(JSON.parse(body)) ? out : out[0]);
-      }
-      if (calls.some((c) => c.method === 'getTransaction')) await Bun.sleep(400);
-      const r = await fetch(sol.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      return new Response(await r.text(), { status: r.status, headers: { 'content-type': 'application/json' } });
-    },
+  node = await startHookedSolana(2, async (calls) => {
+    if (calls.every((c) => c.method === 'getSignaturesForAddress')) return calls.map(() => []);
+    if (calls.some((c) => c.method === 'getTransaction')) await Bun.sleep(400);
+    return undefined;
   });
+  ({ sol } = node);
+  [a, b] = node.wallets as [KeyPairSigner, KeyPairSigner];
   s = await startTestServer({
-    networks: { [DEVNET_CHAIN]: { rpc: [`http://127.0.0.1:${proxy.port}`], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } },
+    networks: { [DEVNET_CHAIN]: { rpc: [node.rpc], pollIntervalMs: 100, rebroadcastIntervalMs: 300 } },
   });
   api = s.api((await s.account({ plan: 'pro' })).key);
 }, 120_000);
 
 afterAll(async () => {
   await s?.stop();
-  await proxy?.stop(true);
-  await sol?.stop();
+  await node?.stop();
 });
 
 describe('a submit by signature and a build for another wallet at once', () => {
