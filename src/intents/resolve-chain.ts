@@ -45,6 +45,9 @@ export function resolveToken(network: Network, token: unknown): TokenConfig {
 export function resolveAddress(chains: ChainRegistry, network: Network, param: string, value: unknown): string {
   const adapter = chains.adapter(network.family);
   if (typeof value !== 'string' || !adapter.isValidAddress(value)) {
+    if (network.family === 'evm' && typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value)) {
+      throw invalidParam(param, `${param} does not match its EIP-55 checksum (its mixed case): a mistyped address? Check it, or send it all lower-case.`);
+    }
     throw invalidParam(param, `${param} must be a valid ${network.family === 'evm' ? 'EVM (0x + 40 hex)' : 'Solana (base58)'} address.`);
   }
   return adapter.normalizeAddress(value);

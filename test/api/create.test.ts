@@ -54,6 +54,10 @@ describe('create: success', () => {
     expect(evm.status).toBe(201);
     expect(evm.body.intent.requestor).toBe(EVM_ADDR2);
     expect(evm.body.intent.fulfiller).toBe(EVM_ADDR);
+    // A correct EIP-55 checksum (mixed case) and all lower case are both the same address.
+    const summed = await api.post('/v1/intents', intentBody({ requestor: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', fulfiller: '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359' }));
+    expect(summed.status).toBe(201);
+    expect(summed.body.intent).toMatchObject({ requestor: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', fulfiller: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359' });
     expect(evm.body.intent.ttlSeconds).toBe(60);
     const sol = await api.post('/v1/intents', { chain: SOLANA_DEVNET, token: 'USDC', amount: '0.000001', requestor: SOL_ADDR, ttlSeconds: 604800 });
     expect(sol.status).toBe(201);
@@ -120,6 +124,10 @@ describe('create: 400 request.invalid_param names the field', () => {
     ['requestor the zero address', { requestor: `0x${'0'.repeat(40)}` }, 'requestor'],
     ['requestor the token contract', { requestor: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' }, 'requestor'],
     ['fulfiller the zero address', { fulfiller: `0x${'0'.repeat(40)}` }, 'fulfiller'],
+    // Mixed case is an EIP-55 checksum, there to catch a typo: a wrong one is refused, never
+    // re-checksummed into an address nobody holds (a valid one and one case are accepted above).
+    ['requestor with a wrong EIP-55 checksum', { requestor: '0xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAa' }, 'requestor'],
+    ['fulfiller with a wrong EIP-55 checksum', { fulfiller: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' }, 'fulfiller'],
   ];
   for (const [name, over, param] of cases) {
     it(`${name} -> param ${param}`, async () => {
