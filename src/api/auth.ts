@@ -13,8 +13,9 @@ import type { Awaitable } from '../store/awaitable';
 export function authenticate(header: string | undefined | null, find: (hash: string) => Awaitable<ActiveKey | null>): Caller | Promise<Caller> {
   // What follows "Bearer " must be a well-formed key: a slice and a test, not an exec (no match
   // array and captures per request). API_KEY_RE is anchored and admits no whitespace, so this
-  // accepts exactly what /^Bearer (\S+)$/ with its capture matching API_KEY_RE accepted.
-  const key = header && header.startsWith('Bearer ') ? header.slice(7) : null;
+  // accepts exactly what /^Bearer (\S+)$/i with its capture matching API_KEY_RE accepted. The
+  // scheme is case-insensitive (RFC 9110 section 11.1): "bearer" is what some clients send.
+  const key = header && (header.startsWith('Bearer ') || (header.charCodeAt(6) === 32 && header.slice(0, 6).toLowerCase() === 'bearer')) ? header.slice(7) : null;
   if (key === null || !API_KEY_RE.test(key)) {
     throw new AppError('auth.invalid_api_key', 'Provide a valid API key as "Authorization: Bearer pk_test_..." or "pk_live_...".');
   }

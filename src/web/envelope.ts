@@ -14,6 +14,8 @@ export function errorResponse(e: AppError, requestId: string, extraHeaders: Reco
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': requestId, ...extraHeaders };
   const retryAfter = e.details.retry_after;
   if ((status === 503 || status === 429) && typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);
+  // A 401 names the scheme that would be accepted (RFC 9110 section 15.5.2: it must).
+  if (status === 401) headers['www-authenticate'] = 'Bearer realm="PayForge"';
   const body: ErrorBody = { error: { code: e.code, message: e.message, param: e.param, details: e.details } };
   return new Response(JSON.stringify(body), { status, headers });
 }
