@@ -4,6 +4,9 @@ import { createLogger } from '../log';
 import { configFrom, parse, print } from './common';
 import { describeDb } from '../store/pg/connect';
 
+/** Bind addresses that mean "every interface" (what the Docker image sets), never one to browse to. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0']);
+
 export async function serve(argv: string[]): Promise<void> {
   const { argv: rest, inspect } = takeInspect(argv);
   const { values } = parse(rest, {
@@ -48,6 +51,13 @@ export async function serve(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   print(server.bootstrapKey ? { url: server.url, account: server.bootstrapAccount, testKey: server.bootstrapKey } : { url: server.url });
   log('info', 'listening', { url: server.url, db: describeDb(config.db) });
+  if (config.publicUrl === null && WILDCARD_HOSTS.has(config.host)) {
+    // Pay links default to the listener's address; a wildcard one is no address a payer can open.
+    log('warn', 'pay links name a wildcard address no payer can open; set publicUrl to where payers reach this server', {
+      payUrl: `${server.url}/pay/…`,
+      hint: 'PAYFORGE_PUBLIC_URL=https://pay.example.com (or http://localhost:8080 to try it on this machine)',
+    });
+  }
   if (values.bootstrap === true && !server.bootstrapKey) {
     // A second start must not leave a newcomer wondering where the first key went.
     log('warn', 'the database already has accounts, so bootstrap created nothing; keys are shown only once, at creation', {
