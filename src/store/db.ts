@@ -55,6 +55,7 @@ export function migrate(sqlite: Database): void {
   const applied = new Set(
     (sqlite.query('SELECT tag FROM __migrations').all() as Array<{ tag: string }>).map((r) => r.tag),
   );
+  refuseNewerSchema(applied, MIGRATIONS);
   for (const m of MIGRATIONS) {
     if (applied.has(m.tag)) continue;
     sqlite.transaction(() => {
@@ -64,4 +65,19 @@ export function migrate(sqlite: Database): void {
       sqlite.query('INSERT INTO __migrations (tag, applied_at) VALUES (?, ?)').run(m.tag, Date.now());
     }).immediate();
   }
+}
+
+/**
+ * A database a newer PayForge migrated (a tag this build does not embed) is refused before
+ * anything is read or written: an older build on a newer schema misreads rows or fails on obscure
+ * SQL errors, and a downgrade is not supported (README Operations, "Upgrading"). Both engines.
+ */
+export function refuseNewerSchema(applied: Iterable<string>, known: ReadonlyArray<{ tag: string }>): void {
+  const tags = new Set(known.map((m) => m.tag));
+  const unknown = [...applied].filter((t) => !tags.has(t)).sort();
+  if (unknown.length === 0) return;
+  throw new Error(
+    `the database was migrated by a newer PayForge (migration ${unknown.join(', ')} is unknown to this one); ` +
+      'run that version or a later one, or restore the backup taken before the upgrade',
+  );
 }

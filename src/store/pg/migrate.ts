@@ -1,6 +1,7 @@
 // Applies the PostgreSQL migrations embedded in the build (drizzle-pg/ via
 // scripts/embed-migrations.ts), recording applied tags in __migrations as SQLite does.
 import type { SQL } from 'bun';
+import { refuseNewerSchema } from '../db';
 import { PG_MIGRATIONS } from './migrations.generated';
 
 /**
@@ -21,6 +22,7 @@ export async function migratePg(sql: SQL): Promise<string[]> {
     await tx`CREATE TABLE IF NOT EXISTS __migrations (tag TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`;
     const rows: Array<{ tag: string }> = await tx`SELECT tag FROM __migrations`;
     const applied = new Set(rows.map((r) => r.tag));
+    refuseNewerSchema(applied, PG_MIGRATIONS);
     const done: string[] = [];
     for (const m of PG_MIGRATIONS) {
       if (applied.has(m.tag)) continue;
