@@ -5,6 +5,7 @@ import { Elysia } from 'elysia';
 import type { ApiDeps } from './deps';
 import { docsRoutes } from './docs/index';
 import { readJsonBody } from './json-body';
+import { refuseRepeatedQuery } from './query-once';
 import { healthRoutes } from './health/index';
 import { intentRoutes } from './intents/index';
 import { paymentRoutes } from './payments/index';
@@ -43,9 +44,10 @@ export function apiPlugin(d: ApiDeps) {
     // (the dashboard's forms) keep Elysia's parsers.
     .onParse(({ request, path }) => (isV1(path) ? readJsonBody(request) : undefined))
     // An empty query value is the parameter left out (?limit=&starting_after= from a form or a
-    // template), not a malformed one.
-    .onTransform(({ query, path }) => {
+    // template), not a malformed one. A parameter given twice is refused (query-once.ts).
+    .onTransform(({ query, path, request }) => {
       if (!isV1(path) || !query) return;
+      refuseRepeatedQuery(request.url);
       for (const k of Object.keys(query)) if (query[k] === '') delete query[k];
     })
     .use(docsRoutes())

@@ -57,6 +57,23 @@ describe('empty query values are absent', () => {
     expectError(await api.get('/v1/webhooks?limit=abc'), 400, 'request.invalid_param', 'limit');
     expectError(await api.get('/v1/intents?starting_after=pi_nope'), 400, 'request.invalid_param', 'starting_after');
   });
+
+  it('a parameter given twice is 400 naming it (not the last one silently winning)', async () => {
+    const i = (await api.post('/v1/intents', intentBody())).body.intent;
+    const cases: Array<[string, string]> = [
+      ['/v1/intents?limit=1&limit=2', 'limit'],
+      ['/v1/intents?limit=1&limit=1', 'limit'],
+      ['/v1/intents?state=created&limit=5&state=expired', 'state'],
+      [`/v1/intents?starting_after=${i.id}&starting_after=${i.id}`, 'starting_after'],
+      ['/v1/intents?reference=a&reference=b', 'reference'],
+      ['/v1/webhooks?limit=1&limit=2', 'limit'],
+      ['/v1/events?limit=2&%6Cimit=1', 'limit'],
+      ['/v1/payments?status=late&status=matched', 'status'],
+    ];
+    for (const [path, param] of cases) expectError(await api.get(path), 400, 'request.invalid_param', param);
+    // Once each is fine, and so is an empty one beside nothing else.
+    expect((await api.get('/v1/intents?limit=1&state=created')).status).toBe(200);
+  });
 });
 
 /** One raw HTTP/1.1 exchange on a fresh connection (bytes exactly as given); the whole answer. */
