@@ -7,7 +7,7 @@ import type { Services } from './services';
 export async function getPayment(s: Services, caller: Caller, { id }: { id: string }): Promise<{ payment: PaymentWire }> {
   const p = await s.payments.get(id);
   if (!p || p.accountId !== caller.accountId || p.mode !== caller.mode) {
-    throw new AppError('payment.not_found', `No payment ${id}.`, { param: 'id', details: { payment_id: id } });
+    throw new AppError('payment.not_found', `No payment ${id}.`, { details: { payment_id: id } });
   }
   return { payment: toPaymentWire(p) };
 }

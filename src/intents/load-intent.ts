@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors';
 import type { StoredIntent } from '../store/intents';
 
 export function notFound(id: string): AppError {
-  return new AppError('intent.not_found', `No intent ${id}.`, { param: 'id', details: { intent_id: id } });
+  return new AppError('intent.not_found', `No intent ${id}.`, { details: { intent_id: id } });
 }
 
 export function ownedBy(caller: Caller, i: StoredIntent | null, id: string): StoredIntent {

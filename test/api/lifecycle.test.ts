@@ -102,6 +102,20 @@ describe('402, 403 and 404', () => {
     // Nothing changed.
     expect((await api.get(`/v1/intents/${mine.id}`)).body.intent).toEqual(mine);
   });
+
+  it('every 404 for an unknown id has the same shape: param null (not a field error, contract 10), details name the id', async () => {
+    const cases: Array<[string, string, string, Record<string, string>]> = [
+      ['GET', '/v1/intents/pi_nope', 'intent.not_found', { intent_id: 'pi_nope' }],
+      ['POST', '/v1/intents/pi_nope/cancel', 'intent.not_found', { intent_id: 'pi_nope' }],
+      ['GET', '/v1/payments/pay_nope', 'payment.not_found', { payment_id: 'pay_nope' }],
+      ['GET', '/v1/events/evt_nope', 'event.not_found', { event_id: 'evt_nope' }],
+      ['POST', '/v1/webhooks/whd_nope/retry', 'webhook.not_found', { delivery_id: 'whd_nope' }],
+    ];
+    for (const [method, path, code, details] of cases) {
+      const e = expectError(await api.req(method, path), 404, code, null);
+      expect(e.details, path).toEqual(details);
+    }
+  });
 });
 
 describe('get and list', () => {
