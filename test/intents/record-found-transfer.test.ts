@@ -93,4 +93,22 @@ describe('recordFoundTransfer', () => {
     const now = (await call('GET', `/v1/intents/${paid.id}`)).body.intent;
     expect(now).toMatchObject({ state: 'confirmed', txSignature: `0x${'cd'.repeat(32)}`, fulfiller: PAYER.toLowerCase() });
   }, 120_000);
+
+  it("a late transfer to a closed intent older than its receiver's newest 1000 intents is its late payment (not unmatched)", async () => {
+    // The intent the payer pays after it was cancelled, then 1000 newer intents of other amounts to
+    // the same address; then the transfer: it is that intent's latePayment (refundable), with its event.
+    const gone = (await call('POST', '/v1/intents', { chain: 'eip155:84532', token: 'USDC', amount: '7.78', requestor: REQUESTOR })).body.intent;
+    expect((await call('POST', `/v1/intents/${gone.id}/cancel`)).status).toBe(200);
+    for (let k = 0; k < 1000; k++) {
+      const r = await call('POST', '/v1/intents', { chain: 'eip155:84532', token: 'USDC', amount: `2.${String(k).padStart(6, '0')}`, requestor: REQUESTOR });
+      expect(r.status).toBe(201);
+    }
+    const tx = `0x${'ef'.repeat(32)}`;
+    const r = await recordFoundTransfer(core.services, transfer({ amountBaseUnits: 7_780_000n, txSignature: tx }));
+    expect(r.payment).toMatchObject({ status: 'late', reason: 'intent_closed', intentId: gone.id });
+    const now = (await call('GET', `/v1/intents/${gone.id}`)).body.intent;
+    expect(now).toMatchObject({ state: 'cancelled', latePayment: { txSignature: tx, amountBaseUnits: '7780000' } });
+    const events = (await call('GET', '/v1/events?limit=5')).body.events as Array<{ type: string }>;
+    expect(events.map((e) => e.type)).toContain('intent.late_payment');
+  }, 120_000);
 });

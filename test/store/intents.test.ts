@@ -20,6 +20,29 @@ beforeEach(() => {
 afterEach(() => t.dispose());
 
 describe('intents repo (SQLite only; the cases both engines share: test/store/intents-repo.test.ts)', () => {
+  it('listByReceiver past a full page: the live ones of the amount from intents_live_exact, the closed ones among the next 4000 of the receiver', () => {
+    const R = '0x1111111111111111111111111111111111111111';
+    const at = (over: Parameters<typeof storedIntent>[0]) => storedIntent({ requestor: R, ...over });
+    const closedOld = at({ state: 'expired', amountBaseUnits: 7n, updatedAt: 50 });
+    // Closed before the look-back (updated before `since`), and closed with another sender as fulfiller: not candidates.
+    const closedStale = at({ state: 'expired', amountBaseUnits: 7n, updatedAt: 5 });
+    const otherSender = at({ state: 'cancelled', amountBaseUnits: 7n, updatedAt: 50, fulfiller: '0x3333333333333333333333333333333333333333' });
+    const liveOld = at({ state: 'created', amountBaseUnits: 7n });
+    // Beyond reach: the 4001st older than the page's oldest (the four above and 3996 others);
+    // then the page's 1000 (other amounts).
+    const beyond = at({ state: 'expired', amountBaseUnits: 7n, updatedAt: 50 });
+    t.db.sqlite.exec('BEGIN');
+    for (const i of [beyond, closedStale, closedOld, otherSender, liveOld]) repo.insert(i);
+    for (let n = 0; n < 3996 + 1000; n++) repo.insert(at({ state: 'created', amountBaseUnits: BigInt(100 + n) }));
+    t.db.sqlite.exec('COMMIT');
+    const got = repo.listByReceiver('eip155:84532', R, liveOld.tokenAddress, 10, { amountBaseUnits: 7n, from: '0x2222222222222222222222222222222222222222' });
+    expect(got).toHaveLength(1002);
+    expect(got.slice(1000).map((i) => i.id)).toEqual([liveOld.id, closedOld.id]);
+    // Without the new index the live read would not prepare (INDEXED BY); the closed one reads intents_receiver's seqs.
+    const plan = (sql: string) => (t.db.sqlite.query(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+    expect(plan(`SELECT * FROM intents WHERE (${LIVE}) AND chain = 'c' AND requestor = 'r' AND token_address = 't' AND amount_base_units = '7'`)).toContain('intents_live_exact');
+  });
+
   it('stores an amount as exact text, not a lossy REAL', () => {
     const big = 2n ** 64n + 123_456_789n;
     const i = storedIntent({ amountBaseUnits: big, decimals: 18 });

@@ -3,7 +3,7 @@
 // getForUpdate: the row read with FOR UPDATE, so that two transitions of one intent, on any
 // instances, queue on the row lock in the database instead of in one process's memory.
 import type { IntentState, } from '../../domain/intent';
-import { endPage, type IntentRepo, type IntentStates, liveExactWhere, type LiveCursor, type LiveHead, RECEIVER_CANDIDATES, type StoredIntent, withOlder } from '../intents';
+import { CLOSED_BEYOND, endPage, type IntentRepo, type IntentStates, liveExactWhere, type LiveCursor, type LiveHead, RECEIVER_CANDIDATES, type StoredIntent, withOlder } from '../intents';
 import { INTENT_COLUMNS as COLUMNS, intentFromRow, intentToRow } from '../intent-row';
 import { stateList } from '../states';
 import { type Async, bool, first, num, type Pg, rows } from './sql';
@@ -23,6 +23,7 @@ interface Statements {
   headsAt: string;
   byReceiver: string;
   liveExact: string;
+  closedExact: string;
   closedWithTx: string;
 }
 
@@ -62,6 +63,11 @@ function statements(live: string): Statements {
     byReceiver: `SELECT * FROM intents WHERE chain = $1 AND requestor = $2 AND token_address = $3
        AND (state IN (${live}) OR updated_at >= $4) ORDER BY seq DESC LIMIT ${RECEIVER_CANDIDATES}`,
     liveExact: `SELECT * FROM intents WHERE state IN (${live}) AND ${numbered(liveExactWhere)} ORDER BY seq DESC LIMIT ${RECEIVER_CANDIDATES}`,
+    closedExact: `SELECT * FROM intents WHERE seq IN (
+         SELECT seq FROM intents WHERE chain = $1 AND requestor = $2 AND token_address = $3
+           AND seq < (SELECT seq FROM intents WHERE id = $6) ORDER BY seq DESC LIMIT ${CLOSED_BEYOND})
+       AND amount_base_units = $4 AND (fulfiller IS NULL OR fulfiller = $5) AND state NOT IN (${live}) AND updated_at >= $7
+     ORDER BY seq DESC`,
     closedWithTx: `SELECT * FROM intents WHERE chain = $1 AND state NOT IN (${live}) AND updated_at >= $2 AND tx_signature IS NOT NULL
        AND finalized_at IS NULL ORDER BY updated_at, seq`,
   };
@@ -122,7 +128,10 @@ export function createPgIntentRepo(q: Pg, states: IntentStates): PgIntentRepo {
     listByReceiver: async (chain, requestor, tokenAddress, since, exact) => {
       const read = await all(s.byReceiver, [chain, requestor, tokenAddress, since]);
       if (!exact || read.length < RECEIVER_CANDIDATES) return read;
-      return withOlder(read, await all(s.liveExact, [chain, requestor, tokenAddress, exact.amountBaseUnits.toString(), exact.from]));
+      const amount = exact.amountBaseUnits.toString();
+      const oldest = read[read.length - 1]!.id;
+      withOlder(read, await all(s.liveExact, [chain, requestor, tokenAddress, amount, exact.from]));
+      return withOlder(read, await all(s.closedExact, [chain, requestor, tokenAddress, amount, exact.from, oldest, since]));
     },
     listClosedWithTransaction: (chain, since) => all(s.closedWithTx, [chain, since]),
   };

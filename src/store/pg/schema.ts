@@ -115,6 +115,9 @@ export const intents = pgTable(
     uniqueIndex('intents_solana_reference').on(t.solanaReference).where(sql`solana_reference IS NOT NULL`),
     uniqueIndex('intents_pay_token').on(t.payToken).where(sql`pay_token IS NOT NULL`),
     index('intents_receiver').on(t.chain, t.requestor, t.tokenAddress),
+    index('intents_live_exact')
+      .on(t.chain, t.requestor, t.tokenAddress, t.amountBaseUnits)
+      .where(sql`state IN ('created','pending','confirmed','dropped')`),
     index('intents_chain_updated')
       .on(t.chain, t.updatedAt, t.requestor, t.tokenAddress, t.createdAt, t.state)
       .where(sql`state NOT IN ('created','pending','confirmed','dropped')`),

@@ -89,6 +89,25 @@ describe('intents repo (PostgreSQL only; the cases both engines share: test/stor
     expect(plan).toContain('intents_closed_unfinalized_tx');
   });
 
+  it("listByReceiver past a full page reads the live intents of the transfer's amount from intents_live_exact, not every live row of the receiver", async () => {
+    const sent: Array<{ text: string; params: unknown[] }> = [];
+    const spy = { unsafe: (text: string, params: unknown[]) => (sent.push({ text, params }), t.sql.unsafe(text, params)) } as unknown as Pg;
+    const live = storedIntent({ state: 'created', amountBaseUnits: 1n });
+    await repo.insert(live);
+    // 5,000 live intents of one receiver, each of its own amount.
+    await t.sql.unsafe(
+      `INSERT INTO intents (id, pay_token, ${COLUMNS_BUT_KEYS.join(', ')})
+       SELECT 'pi_l' || n, 'pt_l' || n, ${COLUMNS_BUT_KEYS.map((c) => (c === 'amount_base_units' ? "(100 + n)::text" : c)).join(', ')} FROM intents, generate_series(1, 5000) AS n WHERE id = $1`,
+      [live.id],
+    );
+    await t.sql`ANALYZE intents`;
+    const got = await createPgIntentRepo(spy, LIVE).listByReceiver(live.chain, live.requestor, live.tokenAddress, 0, { amountBaseUnits: 1n, from: '0x2222222222222222222222222222222222222222' });
+    expect(got.map((i) => i.id)).toContain(live.id);
+    const exact = sent.find((x) => x.text.includes('amount_base_units = $4') && !x.text.includes('seq IN'))!;
+    const plan = (await t.sql.unsafe(`EXPLAIN ${exact.text}`, exact.params)).map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    expect(plan).toContain('intents_live_exact');
+  });
+
   it('liveHeadsPage seeks into intents_live and reads it in its own order: no sort of the live rows per page', async () => {
     // Its very statements, as the repository sends them.
     const sent: Array<{ text: string; params: unknown[] }> = [];
