@@ -63,6 +63,7 @@ export const commandNames = (): string[] => [...COMMANDS.keys()];
 
 /** Runs one command line; resolves to the exit code (serve resolves once listening). */
 export async function run(argv: string[]): Promise<number> {
+  let command: string | undefined;
   try {
     const isHelp = (a: string | undefined) => a === 'help' || a === '--help' || a === '-h';
     if (isHelp(argv[0])) {
@@ -82,16 +83,18 @@ export async function run(argv: string[]): Promise<number> {
     const [name, rest] = COMMANDS.has(two) ? [two, argv.slice(2)] : [argv[0] ?? '', argv.slice(1)];
     const load = COMMANDS.get(name);
     if (!load) throw new UsageError(argv.length ? `Unknown command '${argv.slice(0, 2).join(' ')}'` : 'Missing command');
+    command = name;
     await (await load())(rest);
     return 0;
   } catch (e) {
-    return report(e);
+    return report(e, command);
   }
 }
 
-function report(e: unknown): number {
+/** A usage error of a known command shows that command's usage (the whole list buried the reason). */
+function report(e: unknown, command?: string): number {
   if (e instanceof UsageError) {
-    process.stderr.write(`payforge: ${e.message}\n\n${USAGE}`);
+    process.stderr.write(`payforge: ${e.message}\n\n${command ? usage(command) : USAGE}`);
     return 2;
   }
   if (e instanceof ConfigError) {

@@ -173,6 +173,16 @@ describe('the command line itself', () => {
     expect((await runCli(['accounts', 'create', '--name', 'x', '--colour', 'red'])).stderr).toContain("'--colour'");
   });
 
+  it("a known command's usage error shows that command's usage, not all 14", async () => {
+    const r = await runCli(['webhooks', 'replay', '--mode', 'test', '--since', 'yesterday']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^payforge: --since must be/);
+    expect(r.stderr).toContain('usage: payforge');
+    expect(r.stderr).toContain('webhooks replay [--account');
+    expect(r.stderr).not.toContain('accounts create');
+    expect(r.stderr).not.toContain('serve [--bootstrap]');
+  });
+
   it('help prints the usage on stdout', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
