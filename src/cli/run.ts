@@ -20,6 +20,7 @@ const HELP: ReadonlyArray<readonly [synopsis: string, about: string]> = [
   ['listen [--account acct_...] [--forward-to URL] [--port N] [--since TIME|15m]', "receive the account's test-mode webhooks here, verify each signature, print one JSON line per event and forward it; Ctrl-C puts the endpoint back"],
   ['machine --json', "print the lifecycle machine's config (createMachine or Stately's editor takes it)"],
   ['migrate', 'apply the database migrations (serve does it too)'],
+  ['backup --to FILE', 'a consistent copy of the SQLite database, also while serve runs (PostgreSQL: pg_dump)'],
   ['health [--port N] [--host H]', "check a running server's /healthz (the Docker HEALTHCHECK)"],
 ];
 
@@ -55,6 +56,7 @@ const COMMANDS = new Map<string, () => Promise<Command>>(Object.entries({
   listen: async () => (await import('./listen')).listen,
   machine: async () => (await import('./machine')).machine,
   migrate: async () => (await import('./migrate')).migrate,
+  backup: async () => (await import('./backup')).backup,
   health: async () => (await import('./health')).health,
 }));
 
