@@ -78,11 +78,25 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
   }
   function hex(n) { return '0x' + BigInt(n).toString(16); }
   function word(h) { return h.replace(/^0x/, '').toLowerCase().padStart(64, '0'); }
+  // The state as it is now, and whether this wallet may pay (the page is never told which wallet
+  // was attached): asked before the wallet is, since the last poll can be 1.5 s old and a payment
+  // sent meanwhile (another tab, a phone that scanned the QR) would be paid a second time.
+  function fresh(from) {
+    return fetch(base + '/status?wallet=' + encodeURIComponent(from), { cache: 'no-store' }).then(function (r) {
+      if (!r.ok) throw new Error('Could not reach the payment service; nothing was sent. Try again.');
+      return r.json();
+    }).then(function (st) {
+      show(st);
+      if (!payable(st)) throw new Error('This payment is already on its way or closed: nothing was sent from your wallet.');
+      if (!st.walletMayPay) throw new Error('This payment was started from another wallet: pay from that wallet.');
+    });
+  }
   function payEvm(p) {
     var from;
     return p.request({ method: 'eth_requestAccounts' }).then(function (accounts) {
       from = accounts[0];
-      if (v.fulfiller && from.toLowerCase() !== v.fulfiller.toLowerCase()) throw new Error('This payment must come from ' + v.fulfiller + '; your wallet is on ' + from + '.');
+      return fresh(from);
+    }).then(function () {
       return p.request({ method: 'eth_chainId' });
     }).then(function (id) {
       if (BigInt(id) === BigInt(v.evmChainId)) return null;
@@ -94,6 +108,9 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
       return p.request({ method: 'eth_call', params: [{ to: v.tokenAddress, data: '0x70a08231' + word(from) }, 'latest'] });
     }).then(function (bal) {
       if (BigInt(bal) < BigInt(v.amountBaseUnits)) throw new Error('Too little ' + v.token + ' in ' + from + ' to pay ' + v.amount + ' ' + v.token + '.');
+      // Again right before the wallet sends: the network switch above waited on the payer.
+      return fresh(from);
+    }).then(function () {
       say('Confirm the payment in your wallet…');
       var data = '0xa9059cbb' + word(v.requestor) + word(hex(v.amountBaseUnits));
       return p.request({ method: 'eth_sendTransaction', params: [{ from: from, to: v.tokenAddress, data: data, value: '0x0' }] });
@@ -168,8 +185,6 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
   function explain(e) {
     var m = String((e && e.message) || e);
     if (e && (e.code === 4001 || /reject|denied|declined|cancell?ed by (the )?user/i.test(m))) return 'You rejected the request in your wallet; nothing was paid.';
-    // A build attaches the payer's wallet to the request: another wallet cannot take it over.
-    if (e && e.code === 'request.invalid_param' && e.param === 'fulfiller' && e.details.fulfiller) return 'This payment was started from the wallet ' + e.details.fulfiller + ': pay from that wallet.';
     // SPL Token's InsufficientFunds is custom error 1; a missing source token account cannot be debited.
     if (/custom program error: 0x1\b|"Custom":1\b|InsufficientFunds\b(?!ForFee)/.test(m)) return 'Too little ' + v.token + ' in your wallet to pay ' + v.amount + ' ' + v.token + '; nothing was paid.';
     if (/insufficient funds for fee|InsufficientFundsForFee|no record of a prior credit|insufficient lamports/i.test(m)) return 'Too little SOL in your wallet to pay the network fee; nothing was paid.';

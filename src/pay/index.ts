@@ -14,7 +14,8 @@ import { notFoundPage, payPage } from './page';
 import { qrSvg } from '../web/qr';
 import type { PayRouteKit } from './kit';
 import { solanaPayRoutes } from './solana-pay';
-import { payStatus, payView, type PayIntent } from './view';
+import { forPayer } from './for-payer';
+import { payStatus, payView, walletMayPay, type PayIntent } from './view';
 
 export const PAY_TOKEN_RE = /^pt_[0-9A-Za-z]{32}$/;
 
@@ -70,18 +71,22 @@ export function payPlugin(d: PayDeps) {
       const v = await view(i);
       return new Response(payPage(v, nonce, await qrSvg(v.qrUri)), { headers: csp(nonce) });
     }, { detail: { hide: true } })
-    .get('/pay/:token/status', async ({ params, set }) => {
+    .get('/pay/:token/status', async ({ params, query, set }) => {
       set.headers['cache-control'] = 'no-store';
-      return payStatus((await must(params.token)) as PayIntent);
-    }, { detail: { hide: true } })
+      const i = (await must(params.token)) as PayIntent;
+      // ?wallet=: whether that wallet may pay (no wallet attached yet, or this one), asked by the
+      // page just before a wallet sends; the attached wallet itself is never named (for-payer.ts).
+      if (query.wallet === undefined) return payStatus(i);
+      return { ...payStatus(i), walletMayPay: walletMayPay(i, d.services.chains.network(i.chain)!.family, query.wallet) };
+    }, { query: t.Object({ wallet: t.Optional(t.String({ maxLength: 64 })) }), detail: { hide: true } })
     .post('/pay/:token/build', async ({ params, body }) => {
       const i = await must(params.token);
-      const r = await buildTransaction(d.services, ownerOf(i), { id: i.id, fulfiller: body.fulfiller });
+      const r = await buildTransaction(d.services, ownerOf(i), { id: i.id, fulfiller: body.fulfiller }).catch(forPayer);
       return { transaction: r.transaction };
     }, { body: t.Object({ fulfiller: t.String({ maxLength: 64 }) }, { additionalProperties: false }), detail: { hide: true } })
     .post('/pay/:token/submit', async ({ params, body }) => {
       const i = await must(params.token);
-      await submitTransaction(d.services, ownerOf(i), { id: i.id, ...body });
+      await submitTransaction(d.services, ownerOf(i), { id: i.id, ...body }).catch(forPayer);
       return { status: payStatus((await must(params.token)) as PayIntent) };
     }, {
       body: t.Object(

@@ -6,6 +6,7 @@
 import { Elysia, t } from 'elysia';
 import { AppError } from '../domain/errors';
 import { buildTransaction } from '../intents/build-transaction';
+import { forPayer } from './for-payer';
 import type { PayRouteKit } from './kit';
 
 // Set in `transform` (before validation and the handler), so refusals (unknown link, bad body, a
@@ -41,7 +42,8 @@ export function solanaPayRoutes(k: PayRouteKit) {
     .post('/pay/:token/solana-pay', async ({ params, body }) => {
       const i = await k.must(params.token);
       if (!i.chain.startsWith('solana:')) throw new AppError('intent.not_found', 'No Solana payment for this link.');
-      const r = await buildTransaction(k.services, k.ownerOf(i), { id: i.id, fulfiller: body.account }).catch((e: unknown) => {
+      // Another wallet attached: said without naming it (for-payer.ts).
+      const r = await buildTransaction(k.services, k.ownerOf(i), { id: i.id, fulfiller: body.account }).catch(forPayer).catch((e: unknown) => {
         // The verb's `fulfiller` is this body's `account`: the refusal names the field the wallet sent.
         if (e instanceof AppError && e.param === 'fulfiller') throw new AppError(e.code, e.message.replace(/^fulfiller\b/, 'account'), { param: 'account', details: e.details, cause: e });
         throw e;

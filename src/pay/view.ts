@@ -1,6 +1,6 @@
 // What the payment page shows for one intent: derived from the row, nothing else. The page is
-// the payer's capability for ONE intent (its payToken): no field here names another intent or
-// the merchant's account id.
+// the payer's capability for ONE intent (its payToken): no field here names another intent, the
+// merchant's account id, or the wallet attached to the payment (who else pays: for-payer.ts).
 import { formatAmount } from '../domain/money';
 import { eip681TransferUri, solanaPayTransactionRequestUri } from '../domain/payment-uri';
 
@@ -39,7 +39,6 @@ export interface PayView {
   chain: string;
   evmChainId: number | null;
   requestor: string;
-  fulfiller: string | null;
   expiresAt: string;
   /** What the QR encodes: EIP-681 on EVM, the Solana Pay transaction request on Solana. */
   qrUri: string;
@@ -54,6 +53,12 @@ export interface PayStatus {
   retryRequired: boolean;
   /** The "late payment noticed" end screen: only that it happened, nothing about the merchant's ledger. */
   latePayment: boolean;
+}
+
+/** May `wallet` pay `i`: no wallet attached yet, or this one (EVM addresses compare case-insensitively). */
+export function walletMayPay(i: PayIntent, family: 'solana' | 'evm', wallet: string): boolean {
+  if (i.fulfiller === null) return true;
+  return family === 'evm' ? i.fulfiller.toLowerCase() === wallet.toLowerCase() : i.fulfiller === wallet;
 }
 
 export const payStatus = (i: PayIntent): PayStatus => ({
@@ -81,7 +86,6 @@ export function payView(i: PayIntent, network: PayNetwork, merchant: string, pub
     chain: i.chain,
     evmChainId: network.evmChainId ?? null,
     requestor: i.requestor,
-    fulfiller: i.fulfiller,
     expiresAt: new Date(i.expiresAt).toISOString(),
     qrUri,
     status: payStatus(i),

@@ -134,6 +134,82 @@ describe('payment page, EVM', () => {
     }
   });
 
+  it('a click in a tab whose last poll is stale asks for the state first: a payment sent meanwhile from elsewhere is not sent again', async () => {
+    const b = await browser.get();
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const i = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '2.75', requestor: to });
+    await anvil.rpc('evm_setAutomine', [false]);
+    try {
+      const p = await open(b, 'evm-stale', i.payUrl, (page) => injectWallet(page, anvil, payer));
+      const wallet = p.extra as Awaited<ReturnType<typeof injectWallet>>;
+      const button = await p.page.waitForSelector('#wallets button');
+      // The tab's polls keep answering what it saw first (a tab in the background, a slow network):
+      // the page believes the request is still waiting for a payment.
+      const stale = await (await fetch(`${i.payUrl}/status`)).text();
+      await p.page.setRequestInterception(true);
+      p.page.on('request', (r) => {
+        const u = new URL(r.url());
+        if (u.pathname.endsWith('/status') && !u.searchParams.has('wallet')) void r.respond({ status: 200, contentType: 'application/json', body: stale });
+        else void r.continue();
+      });
+      // The payer's phone pays it meanwhile (its wallet sends, then tells PayForge): pending.
+      const phone = createWalletClient({ account: payer, chain: anvilChain(anvil), transport: http(anvil.url) });
+      const hash = await phone.writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [to, 2_750_000n] });
+      expect((await api.post(`/v1/intents/${i.id}/submit`, { txSignature: hash })).body.intent.state).toBe('pending');
+      // Then the stale tab's button: the wallet is not asked to send a second payment.
+      await button!.click();
+      const message = () => p.page.$eval('#message', (e) => e.textContent ?? '');
+      for (const end = Date.now() + 15_000; Date.now() < end; ) {
+        if (wallet.calls.includes('eth_sendTransaction') || /on its way/.test(await message())) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(wallet.calls).not.toContain('eth_sendTransaction');
+      expect(wallet.sent).toEqual([]);
+      expect(await message()).toBe('This payment is already on its way or closed: nothing was sent from your wallet.');
+      expect(await p.page.$eval('#state', (e) => e.getAttribute('data-state'))).toBe('pending');
+      expect(await p.page.$eval('#pay', (e) => (e as HTMLElement).hidden)).toBe(true);
+      await p.context.close();
+    } finally {
+      await anvil.rpc('evm_setAutomine', [true]);
+      await anvil.rpc('evm_mine', []);
+    }
+  });
+
+  it('a link holder never learns the address of the wallet attached to the payment', async () => {
+    const b = await browser.get();
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    // The merchant named the customer's wallet; the link reached someone else (forwarded, shared).
+    const attached = privateKeyToAccount(generatePrivateKey()).address;
+    const i = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '1.25', requestor: to, fulfiller: attached });
+    const hidden = (text: string) => expect(text.toLowerCase()).not.toContain(attached.slice(2).toLowerCase());
+    hidden(await (await fetch(i.payUrl)).text());
+    hidden(await (await fetch(`${i.payUrl}/status`)).text());
+    // A build for another wallet is refused without naming the attached one.
+    const build = await fetch(`${i.payUrl}/build`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fulfiller: payer.address }) });
+    expect(build.status).toBe(400);
+    const refused = (await build.json()).error;
+    hidden(JSON.stringify(refused));
+    expect(refused).toMatchObject({ code: 'request.invalid_param', param: 'fulfiller', message: 'This payment was started from another wallet: pay from that wallet.' });
+    // The page asks whether a wallet may pay, and hears yes or no.
+    expect((await (await fetch(`${i.payUrl}/status?wallet=${payer.address}`)).json()).walletMayPay).toBe(false);
+    expect((await (await fetch(`${i.payUrl}/status?wallet=${attached.toLowerCase()}`)).json()).walletMayPay).toBe(true);
+    // Its wallet button: the payer is told before anything is sent.
+    const p = await open(b, 'evm-other-wallet', i.payUrl, (page) => injectWallet(page, anvil, payer));
+    await (await p.page.waitForSelector('#wallets button'))!.click();
+    await p.page.waitForFunction(() => /another wallet/.test(document.getElementById('message')!.textContent ?? ''), { timeout: 10_000 });
+    expect((p.extra as Awaited<ReturnType<typeof injectWallet>>).calls).not.toContain('eth_sendTransaction');
+    hidden(await p.page.content());
+    await p.context.close();
+    // A transfer from another wallet, told through the link: refused, without naming the attached one.
+    const other = createWalletClient({ account: payer, chain: anvilChain(anvil), transport: http(anvil.url) });
+    const hash = await other.writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [to, 1_250_000n] });
+    const sub = await fetch(`${i.payUrl}/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ txSignature: hash }) });
+    expect(sub.status).toBe(422);
+    const mismatch = (await sub.json()).error;
+    expect(mismatch.code).toBe('transaction.mismatch');
+    hidden(JSON.stringify(mismatch));
+  });
+
   it('tells the payer what went wrong: rejected in the wallet, wrong network, too little balance', async () => {
     const b = await browser.get();
     const i = await create({ chain: BASE_SEPOLIA, token: 'USDC', amount: '5', requestor });

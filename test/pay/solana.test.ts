@@ -137,13 +137,21 @@ describe('Solana wallets on the payment page (Wallet Standard)', () => {
       await w.context.close();
     }
 
-    // The rejected attempts built for `payer`: the request is now that wallet's; another is told so.
+    // The rejected attempts built for `payer`: the request is now that wallet's; another is told so,
+    // without learning which wallet that is (a link holder is not told who else pays).
     const other = await generateKeyPairSigner();
     const o = await openWithWallet('other-wallet', i.payToken, { signer: other, features: ['signTransaction'] });
     await click(o.w);
     await message(o.w, /started from/);
-    expect(await read(o.w)).toBe(`This payment was started from the wallet ${payer.address}: pay from that wallet.`);
+    expect(await read(o.w)).toBe('This payment was started from another wallet: pay from that wallet.');
     expect(o.wallet.signed).toEqual([]);
+    expect(await o.w.page.content()).not.toContain(payer.address);
+    // A Solana Pay wallet POSTing its account hears the same, about its own field.
+    const sp = await fetch(`${s.url}/pay/${i.payToken}/solana-pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ account: other.address }) });
+    expect(sp.status).toBe(400);
+    const spText = await sp.text();
+    expect(spText).not.toContain(payer.address);
+    expect(JSON.parse(spText).error).toMatchObject({ param: 'account', message: 'This payment was started from another wallet: pay from that wallet.' });
     await o.w.context.close();
 
     // A wallet on mainnet: told before anything is built or signed.
