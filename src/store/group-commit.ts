@@ -22,6 +22,12 @@
 // Nothing of them was acknowledged (nothing settles before its COMMIT), and a write function may
 // run again (Store.transact's rule on both engines: it touches only its repositories). Each such
 // rollback drops one write from the queue, so the queue always gets through.
+//
+// A queue longer than one batch (a burst: anything that queues thousands) is committed a batch at
+// a time, the event loop turning between batches, and a batch ends once its writes have run
+// `budgetMs` (the rest stay first in the queue, in order): back to back, 5,000 queued writes held
+// every request and timer for the whole queue (bench/long-steps). Each batch is still one
+// transaction within one turn, settled only after its COMMIT's sync, and batches go in queue order.
 import type { Database } from 'bun:sqlite';
 import { span, traceStart } from '../trace';
 import type { IntentWriteWatch } from './changed-elsewhere';
@@ -30,12 +36,21 @@ import type { WalSync } from './wal-sync';
 import type { WriteGate } from './write-gate';
 import type { GroupCommitter, Outcome, Pending, StoreLog, WriteOptions } from './group-commit-types';
 import { WriteAwaitedIoError } from './group-commit-types';
+import { refuseUncommitted, writesToRunAgain } from './batch-undo';
 
 export type { GroupCommitter, StoreLog, WriteOptions } from './group-commit-types';
 export { WriteAwaitedIoError } from './group-commit-types';
 
 /** Longest wait of a batch for the other thread's transaction (one short claim or record) before it BEGINs anyway. */
 const GATE_WAIT_MS = 100;
+
+/**
+ * The server's `budgetMs`: 512 heavier writes (an XState move, its row and events) in one batch
+ * held the loop for one step of ~0.1 s; a create's batch under load (~64 writes) stays inside it.
+ */
+export const BATCH_BUDGET_MS = 8;
+
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
 /** Settles a write that did not finish within its turn of the event loop. */
 const LATE = Symbol('late');
@@ -47,6 +62,7 @@ const LATE = Symbol('late');
  * `watch`: told of each batch's BEGIN, its COMMIT and that COMMIT's success (changed-elsewhere.ts),
  * and of its end whatever the outcome (config-writes.ts). `errorOf`: what a write is refused with
  * when BEGIN, a savepoint or COMMIT itself fails (disk-refusal.ts: a full disk answers 503).
+ * `budgetMs`: a batch takes no more writes once its writes have run this long (see the top).
  */
 export function createGroupCommitter(
   sqlite: Database,
@@ -56,6 +72,7 @@ export function createGroupCommitter(
   gate: WriteGate | null = null,
   watch: (Pick<IntentWriteWatch, 'began' | 'committing' | 'committed'> & { ended?(): void }) | null = null,
   errorOf: (e: unknown) => unknown = (e) => e,
+  budgetMs = Infinity,
 ): GroupCommitter {
   let queue: Pending[] = [];
   let scheduled = false;
@@ -81,14 +98,18 @@ export function createGroupCommitter(
   const relaxed = sqlite.prepare('PRAGMA synchronous = NORMAL');
   const restore = sqlite.prepare(`PRAGMA synchronous = ${level}`);
 
-  function flushQueue(): Promise<void> {
-    if (running !== null) return running.then(flushQueue, flushQueue);
+  /** `force`: commit everything queued even while paused (flush: shutdown). */
+  function flushQueue(force: boolean): Promise<void> {
+    if (running !== null) {
+      const again = () => flushQueue(force);
+      return running.then(again, again);
+    }
     if (queue.length === 0 && sync.error() === null) return Promise.resolve();
-    running = runQueue().finally(() => (running = null));
+    running = runQueue(force).finally(() => (running = null));
     return running;
   }
 
-  async function runQueue(): Promise<void> {
+  async function runQueue(force: boolean): Promise<void> {
     const syncError = sync.error();
     if (syncError !== null) {
       const q = queue;
@@ -97,11 +118,15 @@ export function createGroupCommitter(
       return;
     }
     while (queue.length > 0) {
+      // Held (the checkpointer's final pass) since the last batch: resume() schedules the rest.
+      if (paused && !force) return;
       // Refused between two batches (the checkpointer's database sync failed): the rest fail.
-      if (sync.error() !== null) return runQueue();
+      if (sync.error() !== null) return runQueue(force);
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
       if (batch === queue) queue = [];
       await runBatch(batch);
+      // More is queued than that batch took: let the event loop turn before the next one.
+      if (queue.length > 0) await nextTurn();
     }
   }
 
@@ -225,15 +250,21 @@ export function createGroupCommitter(
     watch?.began();
     open = true;
     let broke = -1;
+    const started = performance.now();
     try {
       try {
-        for (const p of batch) {
-          const o = runOne(p);
+        for (let i = 0; i < batch.length; i++) {
+          const o = runOne(batch[i]!);
           const r = o instanceof Promise ? await o : o;
           results.push(r);
           // A write without a savepoint failed: the transaction cannot keep the others' work alone.
           if (!r.ok && r.broke) {
-            broke = results.length - 1;
+            broke = i;
+            break;
+          }
+          // Past the budget: the writes not run yet go back, first in the queue, in their order.
+          if (i + 1 < batch.length && performance.now() - started > budgetMs) {
+            queue = batch.splice(i + 1).concat(queue);
             break;
           }
         }
@@ -277,24 +308,7 @@ export function createGroupCommitter(
       } catch {
         /* already rolled back by SQLite */
       }
-      const error = errorOf(failure);
-      let succeeded = false;
-      batch.forEach((p, i) => {
-        const r = results[i]!;
-        if (r.ok) {
-          succeeded = true;
-          p.onAbort?.();
-          p.reject(error);
-        } else if (succeeded) {
-          // It failed on its own after a write that succeeded, maybe on what that one wrote (a 409
-          // naming a state it set), which never committed: the COMMIT error, not an answer read
-          // from rows that never existed.
-          p.reject(error);
-        } else {
-          // It failed on its own on committed rows only (a 409, a 400...): that is its answer.
-          p.reject(r.error);
-        }
-      });
+      refuseUncommitted(batch, results, errorOf(failure));
       sync.commitFailed();
       return;
     }
@@ -321,18 +335,7 @@ export function createGroupCommitter(
     } catch {
       /* already rolled back by SQLite */
     }
-    const again: Pending[] = [];
-    let succeeded = false;
-    for (let i = 0; i < at; i++) {
-      const p = batch[i]!;
-      const r = results[i]!;
-      if (r.ok) {
-        succeeded = true;
-        p.onAbort?.();
-        again.push(p);
-      } else if (succeeded && !(r.error instanceof WriteAwaitedIoError)) again.push(p);
-      else p.reject(r.error);
-    }
+    const again = writesToRunAgain(batch, results, at);
     log('error', 'write batch rolled back: a write without a savepoint failed; the others run again', { error: String(error), again: again.length });
     batch[at]!.reject(error);
     queue = again.concat(batch.slice(at + 1), queue);
@@ -344,7 +347,7 @@ export function createGroupCommitter(
     // setImmediate lets every request that is ready in this turn of the loop join the batch.
     setImmediate(() => {
       scheduled = false;
-      if (!paused) void flushQueue();
+      if (!paused) void flushQueue(false);
     });
   }
 
@@ -359,7 +362,7 @@ export function createGroupCommitter(
       if (open) throw new Error('writeNow inside an open group-commit batch: queue it with write() instead');
       return sqlite.transaction(fn).immediate();
     },
-    flush: flushQueue,
+    flush: () => flushQueue(true),
     busy: () => open,
     idle() {
       if (!open) return null;

@@ -9,7 +9,7 @@ import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { openDb, type Db } from './db';
 import type { DetectionStates } from './detection';
 import { failThisCommit } from './faults';
-import { createGroupCommitter, type GroupCommitter, type StoreLog, type WriteOptions } from './group-commit';
+import { BATCH_BUDGET_MS, createGroupCommitter, type GroupCommitter, type StoreLog, type WriteOptions } from './group-commit';
 import { releaseInstanceLease, renewInstanceLease, takeInstanceLease, type LeaseHolder } from './instance-lease';
 import { forgetClaimsOfOthers } from './claims';
 import { expireLeasesOfOthers } from './leases';
@@ -214,6 +214,7 @@ export function openSqliteStore(path: string, opts: StoreOptions): SqliteStore {
       ended: config.ended,
     },
     errorOf,
+    BATCH_BUDGET_MS,
   );
   db.durable = () => committer.durable();
   const intentWriter = writeGate && opts.writerThread ? startIntentWriter({ db: path, gate: writeGate.buffer, log: opts.log, errorOf }) : null;

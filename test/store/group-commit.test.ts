@@ -44,6 +44,66 @@ describe('group commit', () => {
     expect(committedIds()).toHaveLength(35);
   });
 
+  it('a queue longer than a batch: the event loop turns between batches; writes commit in queue order, each answered only once committed', async () => {
+    const n = 1200;
+    const ids = Array.from({ length: n }, (_, i) => `q${String(i).padStart(4, '0')}`);
+    const answered: string[] = [];
+    let seenAtTurn = -1;
+    const all = Promise.all(ids.map((id, i) => gc.write(() => (insertAccount(id), i)).then((v) => {
+      // Every 100th: another connection already sees its row when it is answered.
+      if (v % 100 === 0 && !committedIds().includes(id)) throw new Error(`${id} answered before its commit`);
+      answered.push(id);
+    })));
+    // Queued after the committer's own immediate: runs once its first batch (512) is committed.
+    setImmediate(() => (seenAtTurn = committedIds().length));
+    await all;
+    expect(seenAtTurn).toBe(512);
+    expect(answered).toEqual(ids);
+    const seq = (t.db.sqlite.query('SELECT id FROM accounts ORDER BY rowid').all() as Array<{ id: string }>).map((r) => r.id);
+    expect(seq).toEqual(ids);
+    expect(gc.stats()).toMatchObject({ batches: 3, writes: n });
+  });
+
+  it('a batch takes no more writes past its time budget: the rest go first in the queue, in order, after a turn of the event loop', async () => {
+    // Each write runs 2 ms, the budget is 1 ms: every batch ends after its first write.
+    const budgeted = createGroupCommitter(t.db.sqlite, 512, null, () => {}, null, null, (e) => e, 1);
+    const busy = (ms: number) => {
+      for (const end = performance.now() + ms; performance.now() < end; );
+    };
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    const ids = ['t1', 't2', 't3', 't4', 't5'];
+    const out = await Promise.all(ids.map((id) => budgeted.write(() => (busy(2), insertAccount(id), id))));
+    clearInterval(ticker);
+    expect(out).toEqual(ids);
+    expect(budgeted.stats()).toMatchObject({ batches: 5, writes: 5 });
+    // The loop turned between batches (a timer ran), not only once they were all done.
+    expect(turns).toBeGreaterThan(1);
+    const seq = (t.db.sqlite.query('SELECT id FROM accounts ORDER BY rowid').all() as Array<{ id: string }>).map((r) => r.id);
+    expect(seq).toEqual(ids);
+  });
+
+  it('paused between two batches (the checkpointer\'s hold), the rest waits for resume(); flush() commits it even while paused', async () => {
+    const small = createGroupCommitter(t.db.sqlite, 2);
+    const done: string[] = [];
+    const w = (id: string) => small.write(() => insertAccount(id)).then(() => done.push(id));
+    const first = Promise.all(['p1', 'p2', 'p3', 'p4', 'p5'].map(w));
+    // The first batch commits in the committer's immediate; this one runs in the turn after it.
+    await new Promise((r) => setImmediate(r));
+    small.pause();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(committedIds()).toEqual(['p1', 'p2']);
+    small.resume();
+    await first;
+    expect(committedIds()).toEqual(['p1', 'p2', 'p3', 'p4', 'p5']);
+    const second = Promise.all(['p6', 'p7', 'p8'].map(w));
+    small.pause();
+    await small.flush();
+    await second;
+    expect(done).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8']);
+    small.resume();
+  });
+
   it('a failing write rolls back only itself', async () => {
     const boom = new Error('boom');
     const settled = await Promise.allSettled([
