@@ -32,6 +32,7 @@ export const ONCE: Record<string, string> = {
   'test/store/pg/**': 'PostgreSQL store tests: PostgreSQL already',
   'test/store/claims-leases.test.ts': 'both engines in the file',
   'test/actors/work-leases.test.ts': 'both engines in the file',
+  'test/actors/runtime-chunked-passes.test.ts': 'both engines in the file',
   'test/cli/migrate-pg.test.ts': 'PostgreSQL already',
   'test/api/store-unavailable-pg.test.ts': 'PostgreSQL already (stopped and restarted under the server)',
   'test/cluster/**': 'PostgreSQL already (several serve processes on one database)',

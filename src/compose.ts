@@ -112,7 +112,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
   /** Recorded transactions of intents that closed unpaid within the look-back stay in sight (those of `owned` intents). */
   const followClosed = async (owned: (intentId: string) => boolean) => {
     const since = Date.now() - config.detection.lookbackSeconds * 1000;
-    for (const chain of chains.networks.keys()) chainWatch.sync((await intents.listClosedWithTransaction(chain, since)).filter((r) => owned(r.id)), false);
+    for (const chain of chains.networks.keys()) chainWatch.sync((await intents.listClosedWithTransaction(chain, since)).filter((r) => owned(r.id)));
   };
   const work: WorkLeases = createWorkLeases({
     store: repos.leases,
@@ -134,9 +134,12 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     },
     onLost(names) {
       const lost = new Set(names);
-      const gone = (id: string) => lost.has(shardName(shardOf(id)));
-      runtime.dropWhere(gone);
-      chainWatch.dropWhere(gone);
+      // Asked as each pass reaches an intent (a chunk per turn of the event loop): a shard taken
+      // back meanwhile is followed again by its resync, and those passes must not undo that.
+      const gone = (id: string) => lost.has(shardName(shardOf(id))) && work.fenceForIntent(id) === null;
+      const dropped = (what: string) => (e: unknown) => log('error', `dropping the intents of a lost shard (${what}) failed`, { error: String(e) });
+      runtime.dropWhere(gone).catch(dropped('deadlines'));
+      chainWatch.dropWhere(gone).catch(dropped('chain watches'));
       followDetection();
     },
   });
@@ -153,9 +156,10 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     intents,
     onDeliveriesQueued: (dueFrom) => dispatcher.wake(dueFrom),
     onCommitted: (rows, full, accounts, newer) => {
-      chainWatch.sync(rows, full, newer);
+      if (!full) return chainWatch.sync(rows);
       // Every live intent's account is named before any of its events is rendered (boot, another instance's new account).
-      if (full) void names.ensure([...(accounts ?? rows.map((r) => r.accountId))]);
+      void names.ensure([...(accounts ?? rows.map((r) => r.accountId))]);
+      return chainWatch.syncAll(rows, newer);
     },
     inspect: opts.inspect,
     holdExpiry: (id, tx) => tx.submissions.hasSending(id),

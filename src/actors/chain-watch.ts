@@ -13,20 +13,27 @@ import { hasTag } from '../../machines/judge';
 import { checkFence, isLeaseMoved } from './lease-fence';
 import { watchStageOf } from './step';
 import type { WorkLeases } from './work-leases';
+import { ShardedSet } from './sharded';
 
 export interface ChainWatch {
+  /** Follow what these committed rows say. Closed rows (boot) are welcome. */
+  sync(rows: StoredIntent[]): void;
   /**
-   * Follow what these committed rows say; `full`: they are every live row that holds a
-   * transaction (drop the rest, but keep closed intents' transactions until their look-back
-   * ends). Closed rows (boot) are welcome.
+   * The same for every live row that holds a transaction (a full scan's): drop the rest, but keep
+   * closed intents' transactions until their look-back ends. A chunk per turn of the event loop.
+   * `newer(id)`: a commit handed this intent over after the scan read it: keep what that commit
+   * said (asked when the pass reaches it). What is followed after the pass started is kept.
    */
-  /** `newer(id)`: a commit handed this intent over after the full scan read it: keep what that commit said. */
-  sync(rows: StoredIntent[], full: boolean, newer?: (intentId: string) => boolean): void;
+  syncAll(rows: StoredIntent[], newer?: (intentId: string) => boolean): Promise<void>;
   /** Write a watcher report through the runtime (ignored when it no longer applies). */
   report(o: ChainObservation): Promise<void>;
   watchedCount(): number;
-  /** Stop following these intents at once (their shard's lease is gone); their unwritten reports are dropped. */
-  dropWhere(gone: (intentId: string) => boolean): void;
+  /**
+   * Stop following these intents (their shard's lease is gone); their unwritten reports are
+   * dropped at once, their watches a chunk per turn of the event loop (`gone` is asked when the
+   * pass reaches one: a report meanwhile is refused by its shard's fence).
+   */
+  dropWhere(gone: (intentId: string) => boolean): Promise<void>;
   /** Intents with a report whose write failed, kept and being written again. */
   unwrittenCount(): number;
   stop(): Promise<void>;
@@ -78,7 +85,13 @@ interface Followed {
   stage: 'pending' | 'confirmed' | 'closed';
   /** closed: followed until then (the row's updatedAt + the look-back). */
   until?: number;
+  /** When it was followed (`stamp`): a full sync that started before keeps it. */
+  since: number;
 }
+
+/** Followed intents (or rows) gone over per turn of the event loop in a full sync or a drop (~0.5-3 µs each). */
+const CHUNK = 2_000;
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * A recorded transaction of an intent that closed unpaid: the machine no longer watches it, but
@@ -95,6 +108,8 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
   const failing = new Set<string>();
   let stopped = false;
   const now = opts.now ?? Date.now;
+  /** Counts follows: a full sync keeps what was followed after it started. */
+  let stamp = 0;
 
   const watcherFor = (chain: string): Watcher | null => {
     let w = watchers.get(chain);
@@ -113,10 +128,10 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
     if (f) watchers.get(f.chain)?.unwatch(id);
   };
 
-  const watch = (row: StoredIntent & { txSignature: string }, f: Followed, signedTransaction: string | null) => {
+  const watch = (row: StoredIntent & { txSignature: string }, f: Omit<Followed, 'since'>, signedTransaction: string | null) => {
     const w = watcherFor(row.chain);
     if (!w) return;
-    followed.set(row.id, f);
+    followed.set(row.id, { ...f, since: ++stamp });
     w.watch({
       intentId: row.id,
       chain: row.chain,
@@ -221,15 +236,30 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
   }
 
   const cw: ChainWatch = {
-    sync(rows, full, newer) {
+    sync(rows) {
       if (stopped) return;
       for (const row of rows) follow(row);
-      if (!full) return;
-      const ids = new Set(rows.map((r) => r.id));
+    },
+    async syncAll(rows, newer) {
+      const start = stamp;
+      const ids = new ShardedSet();
+      const work = opts.work?.() ?? null;
+      let n = 0;
+      for (const row of rows) {
+        if (++n % CHUNK === 0) await nextTurn();
+        if (stopped) return;
+        ids.add(row.id);
+        // Its shard's lease was lost since the scan read it (a drop is under way or done): not followed again.
+        if (newer?.(row.id) || (work !== null && work.fenceForIntent(row.id) === null)) continue;
+        follow(row);
+      }
       const t = now();
-      for (const [id, f] of [...followed]) {
+      for (const [id, f] of followed) {
+        if (++n % CHUNK === 0) await nextTurn();
+        if (stopped) return;
+        // Followed since this pass started (another scan's, a shard just leased): newer than its rows.
+        if (f.since > start || newer?.(id)) continue;
         // Live rows are all here; a closed intent's transaction is followed until its look-back ends.
-        if (newer?.(id)) continue;
         if (f.stage === 'closed' ? f.until! <= t : !ids.has(id)) unfollow(id);
       }
     },
@@ -250,9 +280,14 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
       return drain(o.intentId, fresh);
     },
     watchedCount: () => followed.size,
-    dropWhere(gone) {
-      for (const id of [...followed.keys()]) if (gone(id)) unfollow(id);
+    async dropWhere(gone) {
       for (const [id, queue] of queues) if (gone(id)) queue.length = 0;
+      let n = 0;
+      // (Deleting the entry being visited from a Map is safe while iterating it: no copy of every id.)
+      for (const id of followed.keys()) {
+        if (++n % CHUNK === 0) await nextTurn();
+        if (gone(id)) unfollow(id);
+      }
     },
     unwrittenCount: () => failing.size,
     async stop() {

@@ -29,9 +29,11 @@ export interface RuntimeDeps {
    * live row that holds a transaction (anything watched but absent from it is no longer watched)
    * and `accounts`, the accounts of every live intent (gathered a page at a time as read). `newer(id)` is true for an intent whose
    * commit was handed over while the scan was reading: the scan's copy is older than what the
-   * commit handed over, so it must neither replace it nor end its watch.
+   * commit handed over, so it must neither replace it nor end its watch. A full hand-over may
+   * return a promise (its user goes over 100k rows a chunk per turn): the scan waits for it, and
+   * newer() keeps answering for commits handed over meanwhile.
    */
-  onCommitted?: (rows: StoredIntent[], full: boolean, accounts?: ReadonlySet<string>, newer?: (intentId: string) => boolean) => void;
+  onCommitted?: (rows: StoredIntent[], full: boolean, accounts?: ReadonlySet<string>, newer?: (intentId: string) => boolean) => void | Promise<void>;
   /** Stately inspector hook (serve --inspect): fed by display-only actors (inspect-mirror.ts). */
   inspect?: (event: InspectionEvent) => void;
   now?: () => number;
@@ -127,7 +129,12 @@ export interface Runtime {
   resync(): Promise<number>;
   /** Live intents this runtime follows (deadline or chain watch). */
   liveIntents(): number;
-  /** Stop following these intents at once (their shard's lease is gone); onCommitted's user drops them itself. */
-  dropWhere(gone: (intentId: string) => boolean): void;
+  /**
+   * Stop following these intents (their shard's lease is gone); onCommitted's user drops them
+   * itself. A chunk of the live intents per turn of the event loop: `gone` is asked when the pass
+   * reaches an intent, so it must answer for that moment (a shard taken back meanwhile: not gone).
+   * Until then a due deadline of one finds its shard's fence gone and writes nothing.
+   */
+  dropWhere(gone: (intentId: string) => boolean): Promise<void>;
   stop(): void;
 }

@@ -22,7 +22,8 @@ import type { NewIntent, NewIntentResult, Runtime, RuntimeDeps, Tx } from './run
 import { asReported, envelope, project } from './project-row';
 import { createdEvent, createdMove, newRow, newRowCopy } from './fresh-row';
 import { andThen, NO_SAVEPOINT } from './sync-then';
-import { ShardedMap, ShardedSet } from './sharded';
+import { ShardedSet } from './sharded';
+import { HandoverLedger } from './handovers';
 
 export type { NewIntent, NewIntentResult, Runtime, RuntimeDeps, Tx } from './runtime-types';
 
@@ -36,6 +37,8 @@ const SCAN_CHUNK = 2_000;
  * each on SQLite all told (~0.4 ms of it the read), so ~0.5 ms per page on a quiet core.
  */
 const SCAN_PAGE = 500;
+/** Live ids visited per turn of the event loop when a lease is lost (at 100k in one step: ~10-30 ms). */
+const DROP_CHUNK = 2_000;
 /** Whole rows (live intents holding a transaction) read per turn of the event loop in a scan. */
 const ROWS_CHUNK = 200;
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -54,17 +57,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const w = workOf();
     return w === null || w.fenceForIntent(intentId) !== null;
   };
-  // Commits handed over so far, and the last one per intent while a scan is under way: a scan needs those after its start.
-  let handovers = 0;
-  const handedAt = new ShardedMap<number>();
-  // Where the scans under way started (a periodic one and one for a shard just leased may overlap).
-  const scans: number[] = [];
-  /** Forget the handovers no scan under way needs: all of them when none is (a later one starts after them). */
-  const forgetHandovers = () => {
-    if (scans.length === 0) return handedAt.clear();
-    const oldest = Math.min(...scans);
-    for (const [id, at] of handedAt) if (at <= oldest) handedAt.delete(id);
-  };
+  // Commits handed over (and scans' follows) a scan under way has not seen.
+  const ledger = new HandoverLedger();
   const unfollow = (intentId: string) => {
     live.delete(intentId);
     deadlines.disarm(intentId);
@@ -121,22 +115,18 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   /** Committed: now, and only now, memory follows these rows. A write that did not commit changed nothing here, so nothing needs undoing. */
   function handOver(touched: Iterable<StoredIntent>, moves: CommittedMove[], queued: boolean, at: number): void {
-    handovers++;
-    // Only a scan under way asks whether a commit is newer than its copy; one that starts later
-    // reads the rows after this commit. So nothing is remembered (no Map entry per create) while
-    // no scan runs, which is ~90 % of the time under load.
-    const remember = scans.length > 0;
     const rows: StoredIntent[] = [];
     for (const i of touched) {
       if (creating.size > 0 && creating.has(i.id)) creating.set(i.id, true);
-      if (remember) handedAt.set(i.id, handovers);
+      ledger.mark(i.id);
       // Another instance follows the rest (their shard is its), from its own scan of the rows.
       if (owns(i.id)) {
         followOwned(i);
         rows.push(i);
       } else unfollow(i.id);
     }
-    if (rows.length > 0) deps.onCommitted?.(rows, false);
+    // (A partial hand-over is synchronous: only a full one returns a promise.)
+    if (rows.length > 0) void deps.onCommitted?.(rows, false);
     mirror?.replay(moves);
     if (queued) deps.onDeliveriesQueued(at);
   }
@@ -202,15 +192,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     return { intent: row };
   }
 
-  /** One scan of the live rows (Runtime.resync); `start`: the handovers before it. */
-  async function scan(start: number): Promise<number> {
+  /** One scan of the live rows (Runtime.resync); `newer(id)`: handed over since it started. */
+  async function scan(start: number, newer: (intentId: string) => boolean): Promise<number> {
     // Six columns per live intent, not whole rows (at 100k live: ~3x less to read, no JSON).
     // Only the shards this instance holds (work leases; all of them without).
     // The reads below yield (on PostgreSQL for real): a commit handed over meanwhile is newer than
     // what they return for its intent, and wins (a stale `pending` copy would otherwise re-watch
     // a closed intent and the next scan drop its watch, or unwatch one submitted meanwhile).
     const t0 = traceStart();
-    const newer = (id: string) => (handedAt.get(id) ?? 0) > start;
     // Read a page at a time, the event loop turning between pages (at 100k live intents one
     // read of all of them held every request for ~0.1 s). A page is read when its turn comes, so
     // the pages are not one snapshot; what that means for an intent that moves between two reads:
@@ -237,7 +226,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         ids.add(h.id);
         accounts.add(h.accountId);
         if (h.txSignature !== null) holding.push(h);
-        if (!newer(h.id)) followOwned(h);
+        if (newer(h.id)) continue;
+        followOwned(h);
+        // Another scan under way (a shard just leased beside the periodic one) must not unfollow
+        // what this one follows now: for it, this is newer than what it read, as a commit is.
+        if (ledger.scans > 1) ledger.markFollowed(h.id, start);
       }
       if (page.next === null) break;
       await nextTurn();
@@ -264,7 +257,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const row = await deps.intents.get(h.id);
       if (row) watched.push(row);
     }
-    deps.onCommitted?.(watched.filter((r) => !newer(r.id)), true, accounts, newer);
+    await deps.onCommitted?.(watched.filter((r) => !newer(r.id)), true, accounts, newer);
     span('resync', t0, ids.size);
     return ids.size;
   }
@@ -360,14 +353,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         });
     },
     async resync() {
-      const start = handovers;
-      scans.push(start);
+      const { start, newer } = ledger.begin();
       try {
-        return await scan(start);
+        return await scan(start, newer);
       } finally {
-        // Handovers this scan has seen (or that predate it) need no remembering any more.
-        scans.splice(scans.indexOf(start), 1);
-        forgetHandovers();
+        ledger.end(start);
       }
     },
     async rehydrateLive() {
@@ -378,7 +368,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         scanTimer = setInterval(() => {
           // Only this process wrote since the last look: memory already follows every row (and
           // no scan needs what was handed over meanwhile).
-          if (deps.changedElsewhere?.() === false) return forgetHandovers();
+          if (deps.changedElsewhere?.() === false) return ledger.forget();
           runtime.resync().catch((e) => log('error', 'live intent scan failed', { error: String(e) }));
         }, deps.resyncMs ?? 5_000);
         scanTimer.unref?.();
@@ -386,8 +376,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return n;
     },
     liveIntents: () => live.size,
-    dropWhere(gone) {
-      for (const id of live) if (gone(id)) unfollow(id);
+    async dropWhere(gone) {
+      let n = 0;
+      for (const id of live) {
+        if (++n % DROP_CHUNK === 0) await nextTurn();
+        if (gone(id)) unfollow(id);
+      }
     },
     stop() {
       if (scanTimer) clearInterval(scanTimer);

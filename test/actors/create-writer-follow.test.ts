@@ -16,9 +16,9 @@ import { storeFiles } from '../support/store-files';
 const stores = storeFiles('create-follow');
 const open = (): SqliteStore => stores.open(stores.path(), { writerThread: true });
 
-const followed = (runtime: Runtime) => {
+const followed = async (runtime: Runtime) => {
   const ids: string[] = [];
-  runtime.dropWhere((id) => (ids.push(id), false));
+  await runtime.dropWhere((id) => (ids.push(id), false));
   return ids;
 };
 
@@ -55,15 +55,15 @@ it('a create is followed from its commit (its deadline fires), but not over a ne
   // Followed from the commit: its deadline (300 ms) fires and expires it; no scan runs here.
   const plain = await runtime.create({ fields: fields(300), idempotency: null });
   const id = (plain as { intent: StoredIntent }).intent.id;
-  expect(followed(runtime)).toContain(id);
+  expect(await followed(runtime)).toContain(id);
   await until(async () => (await store.repos.intents.get(id))?.state === 'expired', 'the deadline of a create written on the thread');
   // Its expiry is handed over once synced (the row is visible a little before).
-  await until(() => !followed(runtime).includes(id), 'the expired intent unfollowed');
+  await until(async () => !(await followed(runtime)).includes(id), 'the expired intent unfollowed');
 
   // Canceled (committed and handed over) before the create's own answer is handed over.
   between = (cid) => runtime.write(async (tx) => tx.apply((await tx.get(cid))!, { type: 'CANCEL', at: tx.now }, 'throw')).then(() => {});
   const raced = await runtime.create({ fields: fields(300), idempotency: null });
   const rid = (raced as { intent: StoredIntent }).intent.id;
   expect((await store.repos.intents.get(rid))?.state).toBe('cancelled');
-  expect(followed(runtime)).not.toContain(rid);
+  expect(await followed(runtime)).not.toContain(rid);
 });

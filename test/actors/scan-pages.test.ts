@@ -19,9 +19,9 @@ afterEach(async () => {
 });
 
 /** The ids a runtime follows (dropWhere visits each and drops none). */
-const followed = (runtime: Runtime) => {
+const followed = async (runtime: Runtime) => {
   const ids: string[] = [];
-  runtime.dropWhere((id) => (ids.push(id), false));
+  await runtime.dropWhere((id) => (ids.push(id), false));
   return ids.sort();
 };
 const sorted = (...intents: StoredIntent[]) => intents.map((i) => i.id).sort();
@@ -76,7 +76,7 @@ describe.each(ENGINES)('the live scan in pages (%s)', (engine) => {
     const c2 = await theirs('0xc', 2);
     expect(await runtime.resync()).toBe(6);
     expect(pages).toBeGreaterThanOrEqual(3);
-    expect(followed(runtime)).toEqual(sorted(a1, a2, b1, b2, c1, c2));
+    expect(await followed(runtime)).toEqual(sorted(a1, a2, b1, b2, c1, c2));
 
     // Between the first page (a1, a2 read live) and the rest:
     let n1!: StoredIntent;
@@ -94,10 +94,10 @@ describe.each(ENGINES)('the live scan in pages (%s)', (engine) => {
     pages = 0;
     await runtime.resync();
     expect(pages).toBeGreaterThanOrEqual(3);
-    expect(followed(runtime)).toEqual(sorted(a2, b2, c2, n1, o2));
+    expect(await followed(runtime)).toEqual(sorted(a2, b2, c2, n1, o2));
 
     // The next scan, nothing in between: exactly the live rows.
     await runtime.resync();
-    expect(followed(runtime)).toEqual(sorted(b2, c2, n1, o1, o2));
+    expect(await followed(runtime)).toEqual(sorted(b2, c2, n1, o1, o2));
   });
 });

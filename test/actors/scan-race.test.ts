@@ -40,7 +40,7 @@ describe.each(ENGINES)('the live scan and a commit it did not see (%s)', (engine
       transact: (fn) => store.transact(fn),
       intents,
       onDeliveriesQueued: () => {},
-      onCommitted: (rows, full, _accounts, newer) => handed.push({ rows, full, newer: new Map(asked.map((id) => [id, newer?.(id)])) }),
+      onCommitted: (rows, full, _accounts, newer) => void handed.push({ rows, full, newer: new Map(asked.map((id) => [id, newer?.(id)])) }),
     });
     const insert = (submit: boolean) => {
       const now = Date.now();
