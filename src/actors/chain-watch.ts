@@ -251,6 +251,11 @@ export function createChainWatch(chains: ChainRegistry, getRuntime: () => Runtim
         ids.add(row.id);
         // Its shard's lease was lost since the scan read it (a drop is under way or done): not followed again.
         if (newer?.(row.id) || (work !== null && work.fenceForIntent(row.id) === null)) continue;
+        // Followed anew since this pass started (a commit handed over between two chunks, the
+        // look-back's follows): that is newer than the scan's copy. Re-following the copy's older
+        // transaction would unwatch the one the row follows now (its reports lost until the next
+        // scan); newer() says so only for the commits the runtime knows of.
+        if ((followed.get(row.id)?.since ?? 0) > start) continue;
         follow(row);
       }
       const t = now();

@@ -5,9 +5,11 @@
 // over by a newer commit keeps that, and the rest is exactly what one pass in one step gave.
 import { describe, expect, it } from 'vitest';
 import type { Core } from '../../src/compose';
+import type { FoundTransfer, WatchItem } from '../../src/chains/types';
 import { newId } from '../../src/domain/ids';
+import { recordFoundTransfer } from '../../src/intents/record-found-transfer';
 import type { StoredIntent } from '../../src/store/intents';
-import { pendingIntent, scriptedCores, until } from '../support/core';
+import { CHAIN, pendingIntent, rowOf, scriptedCores, until } from '../support/core';
 
 const { start } = scriptedCores(() => {});
 
@@ -23,7 +25,7 @@ function copies(row: StoredIntent, n: number): StoredIntent[] {
   });
 }
 
-async function watching(): Promise<{ core: Core; watched: Map<string, unknown>; rows: StoredIntent[]; base: StoredIntent }> {
+async function watching(): Promise<{ core: Core; watched: Map<string, WatchItem>; rows: StoredIntent[]; base: StoredIntent }> {
   const { core, watcher } = await start();
   const base = await pendingIntent(core);
   await until(() => watcher.watched.has(base.id), 'the pending intent watched');
@@ -76,5 +78,34 @@ describe('the chain watch a chunk per turn', () => {
     expect(droppedNow.length).toBeLessThan(lost.size);
     for (const r of rows) if (!lost.has(r.id)) expect(watched.has(r.id)).toBe(true);
     expect(watched.has(base.id)).toBe(true);
+  });
+
+  it("a full sync under way when a commit moves an intent to another transaction: the scan's older copy is not followed again, and the old transaction's verdict does not land on the new one", async () => {
+    const { core, watched, rows, base } = await watching();
+    const tx1 = base.txSignature!;
+    // Detection finds another transfer paying the intent: the row follows tx2 (a real commit).
+    const tx2 = `0x${crypto.randomUUID().replaceAll('-', '').padEnd(64, '1')}`;
+    const found: FoundTransfer = {
+      chain: CHAIN, txSignature: tx2, tokenAddress: base.tokenAddress, from: '0x3333333333333333333333333333333333333333', to: base.requestor,
+      amountBaseUnits: base.amountBaseUnits, references: [], landedAt: Date.now(), commitment: 'confirmed', watchData: { seenBlock: 7 },
+    };
+    expect((await recordFoundTransfer(core.services, found)).outcome).toBe('recorded');
+    const moved = (await rowOf(core, base.id))!;
+    expect(moved).toMatchObject({ state: 'confirmed', txSignature: tx2 });
+    // Replayed in memory as if that commit landed while the pass runs (deterministic: between its
+    // first chunk and its next): memory follows tx1 when the pass starts, the scan's copy (read
+    // before the move) says tx1, and the commit's hand-over of tx2 comes between two chunks.
+    core.chainWatch.sync([base]);
+    expect(watched.get(base.id)?.txSignature).toBe(tx1);
+    setImmediate(() => core.chainWatch.sync([moved]));
+    // The copy after the first chunk (2,000): the pass reaches it after the hand-over.
+    await core.chainWatch.syncAll([...rows.slice(0, 3_000), base, ...rows.slice(3_000)]);
+    expect(watched.get(base.id)?.txSignature).toBe(tx2);
+    // tx1's verdict decided before the move (emitted now): not applied to tx2.
+    await core.chainWatch.report({ intentId: base.id, txSignature: tx1, follows: tx1, type: 'dropped' });
+    expect(await rowOf(core, base.id)).toMatchObject({ state: 'confirmed', txSignature: tx2 });
+    // tx2's own verdict still applies.
+    await core.chainWatch.report({ intentId: base.id, txSignature: tx2, follows: tx2, type: 'finalized' });
+    await until(async () => (await rowOf(core, base.id))?.state === 'finalized', 'tx2 finalized');
   });
 });
