@@ -76,6 +76,31 @@ describe('deadlines', () => {
     d.stop();
   });
 
+  it('after every deadline is disarmed at once (a lost lease), the stale entries go a chunk per turn: what is armed next still fires, in order, and none of the disarmed', async () => {
+    let clock = 1_000_000;
+    const fired: string[] = [];
+    const d = createDeadlines((id) => void fired.push(id), () => clock);
+    const old = Array.from({ length: 5_000 }, () => newId('pi'));
+    // Some overdue already (a storm under way when the lease went), the rest later.
+    old.forEach((id, i) => d.arm(id, (i % 2 ? 2_000_000 : 500_000) + i));
+    for (const id of old) d.disarm(id);
+    const fresh = [newId('pi'), newId('pi'), newId('pi')];
+    d.arm(fresh[2]!, 1_000_020);
+    d.arm(fresh[0]!, 900_000);
+    d.arm(fresh[1]!, 1_000_010);
+    expect(d.size()).toBe(3);
+    await until(() => fired.length === 1, 'the overdue one to fire');
+    clock = 1_000_030;
+    d.arm(newId('pi'), 5_000_000); // any arm: the timer is set again from the new time
+    await until(() => fired.length === 3, 'the other two to fire');
+    expect(fired).toEqual(fresh);
+    clock = 3_000_000;
+    d.arm(fresh[0]!, 2_999_999);
+    await until(() => fired.length === 4, 'a re-armed one to fire');
+    expect(fired.filter((id) => old.includes(id))).toEqual([]);
+    d.stop();
+  });
+
   it('keeps at most 64 expiry writes in flight, and fires the rest as they settle', async () => {
     const clock = 1_000_000;
     const fired: string[] = [];
