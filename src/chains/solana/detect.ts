@@ -46,7 +46,13 @@ interface Scanned {
   since: number;
 }
 
-export function createSolanaDetector(network: Network, rpc: RpcPool, source: DetectionSource): Detector {
+export interface SolanaDetectorOptions {
+  /** Pages of signatures read per address in one poll at most (MAX_PAGES; tests make it small). */
+  maxPages?: number;
+}
+
+export function createSolanaDetector(network: Network, rpc: RpcPool, source: DetectionSource, opts: SolanaDetectorOptions = {}): Detector {
+  const maxPages = opts.maxPages ?? MAX_PAGES;
   const atas = new Map<string, string>(); // requestor|mint -> associated token account
   const held = new Map<string, FoundTransfer>(); // found, not yet final
   let refCursor = 0;
@@ -178,7 +184,7 @@ export function createSolanaDetector(network: Network, rpc: RpcPool, source: Det
         const oldest = list.at(-1);
         if (list.length < SIGNATURES_PER_CALL || oldest === undefined) return;
         if (oldest.blockTime !== null && oldest.blockTime * 1000 + SLACK_MS < scans[i]!.since) return;
-        if (page >= MAX_PAGES) {
+        if (page >= maxPages) {
           unfinished.add(i);
           warn('more signatures than one poll reads for an address; its cursor stays', new Error(scans[i]!.address));
           return;
