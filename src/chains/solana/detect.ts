@@ -13,7 +13,9 @@ const SIGNATURES_PER_CALL = 100;
  * Pages of signatures read per address in one poll at most. A page holds the newest ones after the
  * cursor; more than a page between two polls (a burst, a restart after downtime) is read page by
  * page back to the cursor, or else the older ones would never be read (the cursor then moves past
- * them). Past this many the cursor stays where it was and the next poll reads them all again.
+ * them). Past this many the cursor stays where it was, and the next poll goes on from the oldest
+ * signature read (a backfill, stored beside the cursor); once it reaches the cursor, the cursor
+ * moves to the newest one of the first pass. Signatures newer than that wait for the backfill.
  */
 const MAX_PAGES = 100;
 /** Block times have one-second resolution. */
@@ -45,6 +47,17 @@ interface Scanned {
   address: string;
   since: number;
 }
+
+/** A read back to the cursor that one poll could not finish: go on before `before`; `head` is where the cursor goes then. */
+interface Backfill {
+  before: string;
+  head: string;
+}
+
+const backfillOf = (stored: string | null): Backfill | null => {
+  const [before, head] = (stored ?? '').split(' ');
+  return before && head ? { before, head } : null;
+};
 
 export interface SolanaDetectorOptions {
   /** Pages of signatures read per address in one poll at most (MAX_PAGES; tests make it small). */
@@ -112,8 +125,12 @@ export function createSolanaDetector(network: Network, rpc: RpcPool, source: Det
     refCursor = refs.length === 0 ? 0 : (refCursor + REFERENCES_PER_POLL) % refs.length;
 
     const cursors: Array<string | null> = [];
-    for (const sc of scans) cursors.push(await source.getCursor(`sig:${sc.address}`));
-    const { lists, unfinished } = await signatures(node, scans, cursors);
+    const backfills: Array<Backfill | null> = [];
+    for (const sc of scans) {
+      cursors.push(await source.getCursor(`sig:${sc.address}`));
+      backfills.push(backfillOf(await source.getCursor(`sigback:${sc.address}`)));
+    }
+    const { lists, unfinished } = await signatures(node, scans, cursors, backfills);
     const wanted = new Map<string, SignatureInfo>();
     scans.forEach((sc, i) => {
       for (const info of lists[i] ?? []) {
@@ -147,21 +164,33 @@ export function createSolanaDetector(network: Network, rpc: RpcPool, source: Det
     // Advance each address's cursor to its newest signature once everything it returned is written.
     for (const [i, sc] of scans.entries()) {
       const list = lists[i];
-      if (!list || list.length === 0 || unfinished.has(i) || list.some((s) => failed.has(s.signature))) continue;
-      await source.setCursor(`sig:${sc.address}`, list[0]!.signature);
+      if (!list || list.some((s) => failed.has(s.signature))) continue;
+      const back = backfills[i];
+      if (unfinished.has(i)) {
+        // Not back to the cursor yet: the next poll reads on from the oldest one read here.
+        await source.setCursor(`sigback:${sc.address}`, `${list.at(-1)!.signature} ${back?.head ?? list[0]!.signature}`);
+        continue;
+      }
+      const head = back?.head ?? list[0]?.signature;
+      // The backfill is cleared first: a cursor at its head with the backfill still set would read
+      // from `before` (older than the cursor) with nothing to stop it.
+      if (back) await source.setCursor(`sigback:${sc.address}`, '');
+      if (head !== undefined) await source.setCursor(`sig:${sc.address}`, head);
     }
     await settle(node);
   }
 
   /**
    * Every signature of each address newer than its cursor, newest first (null: not read this poll),
-   * page by page with `before`; an address needs no page older than its watched period (`since`).
+   * page by page with `before` (from its backfill's when one is under way); an address needs no
+   * page older than its watched period (`since`).
    * `unfinished`: addresses left with more to read after MAX_PAGES (their cursors must not move).
    */
-  async function signatures(node: RpcPool, scans: Scanned[], cursors: Array<string | null>) {
+  async function signatures(node: RpcPool, scans: Scanned[], cursors: Array<string | null>, backfills: Array<Backfill | null>) {
     const lists: Array<SignatureInfo[] | null> = scans.map(() => []);
     const unfinished = new Set<number>();
     const before = new Map<number, string>();
+    backfills.forEach((b, i) => b && before.set(i, b.before));
     let open = scans.map((_sc, i) => i);
     for (let page = 1; open.length > 0; page++) {
       const got = await batch<SignatureInfo[]>(
