@@ -9,7 +9,7 @@ import { freePort, MAIN } from '../../test/support/cli';
 
 const REQUESTOR = '0x1111111111111111111111111111111111111111';
 
-function clone(db: string, live: number, stored: number): void {
+function clone(db: string, live: number, stored: number, spread: boolean): void {
   const sqlite = new Database(db);
   const cols = (sqlite.query('PRAGMA table_info(intents)').all() as Array<{ name: string }>).map((c) => c.name).filter((c) => c !== 'seq' && c !== 'id' && c !== 'snapshot' && c !== 'pay_token');
   const copy = (state: string, n: number, tag: string) => {
@@ -19,7 +19,7 @@ function clone(db: string, live: number, stored: number): void {
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO intents (id, snapshot, pay_token, ${cols.join(', ')})
        SELECT 'pi_${tag}' || printf('%023d', n.i), replace(t.snapshot, t.id, 'pi_${tag}' || printf('%023d', n.i)),
-              'pt_${tag}' || printf('%031d', n.i), ${cols.map((c) => `t.${c}`).join(', ')}
+              'pt_${tag}' || printf('%031d', n.i), ${cols.map((c) => (spread && c === 'created_at' ? 't.created_at + n.i' : `t.${c}`)).join(', ')}
          FROM n, intents t WHERE t.id = ?`,
       [n, t.id],
     );
@@ -30,7 +30,12 @@ function clone(db: string, live: number, stored: number): void {
   sqlite.close();
 }
 
-export async function makeDb(live: number, stored: number): Promise<{ db: string; dir: string; bytesPerIntent: number }> {
+/**
+ * `spread`: each clone created 1 ms after the one before (as intents made over time are), not all
+ * at the template's millisecond: the live scan reads a page per turn by (receiver, created_at), and
+ * 100k intents of one receiver at one millisecond are one page.
+ */
+export async function makeDb(live: number, stored: number, spread = false): Promise<{ db: string; dir: string; bytesPerIntent: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'payforge-boot-'));
   const db = join(dir, 'payforge.db');
   // Bootstrap an account and key, then create the two template intents through the API.
@@ -56,7 +61,7 @@ export async function makeDb(live: number, stored: number): Promise<{ db: string
   await fetch(`${url}/v1/intents/${c.intent.id}/cancel`, { method: 'POST', headers: h });
   proc.kill('SIGTERM');
   await proc.exited;
-  clone(db, live, stored);
+  clone(db, live, stored, spread);
   const rows = live + stored;
   return { db, dir, bytesPerIntent: statSync(db).size / Math.max(1, rows) };
 }
