@@ -8,7 +8,7 @@ import { hasTag, invalidState, judge } from '../../machines/judge';
 import type { Awaitable } from '../store/awaitable';
 import type { StoredIntent } from '../store/intents';
 import { ownedBy } from './load-intent';
-import { resolveAddress } from './resolve-chain';
+import { refuseSelfPayment, resolveAddress } from './resolve-chain';
 import type { Services } from './services';
 
 export interface BuildTransactionResult {
@@ -46,6 +46,7 @@ export function resolveFulfiller(s: Services, i: StoredIntent, given: unknown): 
   const network = s.chains.network(i.chain)!;
   if (given === undefined || given === null) return { fulfiller: i.fulfiller, isNew: false };
   const f = resolveAddress(s.chains, network, 'fulfiller', given);
+  refuseSelfPayment('fulfiller', f, i.requestor);
   if (i.fulfiller !== null) {
     const same = network.family === 'evm' ? f.toLowerCase() === i.fulfiller.toLowerCase() : f === i.fulfiller;
     if (!same) throw invalidParam('fulfiller', 'fulfiller differs from the fulfiller already attached to this intent.', { fulfiller: i.fulfiller });

@@ -9,7 +9,7 @@ import { newId } from '../domain/ids';
 import { toWire, type PaymentIntentWire } from '../domain/intent';
 import { formatAmount, MAX_AMOUNT_CHARS, MAX_BASE_UNITS, parseAmount } from '../domain/money';
 import { withFreshLifecycle } from './fresh-intent';
-import { refuseSink, resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
+import { refuseSelfPayment, refuseSink, resolveAddress, resolveNetwork, resolveToken } from './resolve-chain';
 import type { IdempotencyRepo, StoredResponse } from '../store/idempotency';
 import type { Services } from './services';
 import { checkMetadata, checkReference, checkTtl } from './validate-intent-fields';
@@ -105,6 +105,7 @@ export async function createIntent(s: Services, caller: Caller, input: CreateInt
     const fulfiller = body.fulfiller === undefined || body.fulfiller === null ? null : resolveAddress(s.chains, network, 'fulfiller', body.fulfiller);
     refuseSink(network, token.address, 'requestor', requestor);
     if (fulfiller !== null) refuseSink(network, token.address, 'fulfiller', fulfiller);
+    if (fulfiller !== null) refuseSelfPayment('fulfiller', fulfiller, requestor);
     const reference = checkReference(body.reference);
     const metadata = checkMetadata(body.metadata);
     const ttlSeconds = checkTtl(body.ttlSeconds, s.config.intents);

@@ -66,3 +66,14 @@ export function refuseSink(network: Network, tokenAddress: string, param: string
     throw invalidParam(param, `${param} is the token's own ${evm ? 'contract' : 'mint'}: tokens sent there are lost.`);
   }
 }
+
+/**
+ * Refuse a fulfiller that is the requestor (400 on `param`): a wallet paying itself moves no money,
+ * yet on EVM its transfer carries Transfer(from = signer, to = requestor, amount), which read as
+ * paid (contract 14: paid means money moved). Addresses as resolveAddress returns them.
+ */
+export function refuseSelfPayment(param: string, fulfiller: string, requestor: string): void {
+  if (fulfiller.toLowerCase() === requestor.toLowerCase()) {
+    throw invalidParam(param, `${param} is the requestor: a wallet cannot pay itself (no money would move).`);
+  }
+}

@@ -56,6 +56,10 @@ afterAll(async () => {
   await Promise.all([base?.stop(), tempo?.stop()]);
 });
 
+function expectErr(r: { status: number; body: { error?: { code: string; param: string | null } } }, status: number, param: string) {
+  expect({ status: r.status, code: r.body.error?.code, param: r.body.error?.param }).toEqual({ status, code: 'request.invalid_param', param });
+}
+
 async function create(chain: string, token: string, amount: string, requestor: string) {
   const r = await api.post('/v1/intents', { chain, token, amount, requestor });
   expect(r.status).toBe(201);
@@ -99,6 +103,26 @@ describe('Base Sepolia end to end', () => {
     const r3 = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: Buffer.from('not a transaction').toString('base64') });
     expect(r3.status).toBe(400);
     expect(r3.body.error.param).toBe('signedTransaction');
+    expect((await api.get(`/v1/intents/${intent.id}`)).body.intent.state).toBe('created');
+  });
+
+  it('a wallet cannot pay itself: the requestor as fulfiller or as the signer is refused, and a self-transfer pays nothing', async () => {
+    // A transfer from the requestor to itself moves no money (contract 14: paid means money
+    // moved), yet it carries Transfer(from = signer, to = requestor, amount): it was confirmed.
+    const self = payer.address;
+    expectErr(await api.post('/v1/intents', { chain: BASE, token: 'USDC', amount: '1', requestor: self, fulfiller: self.toLowerCase() }), 400, 'fulfiller');
+    const intent = await create(BASE, 'USDC', '1.25', self);
+    expectErr(await api.post(`/v1/intents/${intent.id}/build`, { fulfiller: self }), 400, 'fulfiller');
+    // The bytes of a self-transfer (built for another intent, re-pointed at the requestor itself).
+    const other = await create(BASE, 'USDC', '1.25', privateKeyToAccount(generatePrivateKey()).address);
+    const built = await api.post(`/v1/intents/${other.id}/build`, { fulfiller: payer.address });
+    const selfPay = await signBlob(payer, built.body.transaction.blob, {
+      data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [self, 1_250_000n] }),
+    });
+    const bytes = await api.post(`/v1/intents/${intent.id}/submit`, { signedTransaction: selfPay });
+    expect(bytes.status, JSON.stringify(bytes.body)).toBe(422);
+    expect(bytes.body.error.code).toBe('transaction.mismatch');
+    expect(bytes.body.error.details).toMatchObject({ field: 'signer', actual: self });
     expect((await api.get(`/v1/intents/${intent.id}`)).body.intent.state).toBe('created');
   });
 

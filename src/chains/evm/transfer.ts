@@ -56,6 +56,9 @@ export function transferMismatches(network: Network, intent: ChainIntent, tx: Tx
   if ((tx.value ?? 0n) !== 0n) out.push({ field: 'value', expected: '0', actual: String(tx.value) });
   if (intent.fulfiller !== null && !sameAddress(tx.signer, intent.fulfiller)) {
     out.push({ field: 'signer', expected: intent.fulfiller, actual: tx.signer });
+  } else if (sameAddress(tx.signer, intent.requestor)) {
+    // The requestor paying itself moves no money, though its Transfer log names it as both ends.
+    out.push({ field: 'signer', expected: 'a wallet other than the requestor', actual: tx.signer });
   }
   return out;
 }
