@@ -55,7 +55,7 @@ export async function fetchSubmitted(network: Network, pool: RpcPool, intent: Ch
   if (mismatches.length > 0) {
     throw new AppError('transaction.mismatch', `This transaction does not pay the intent: ${mismatches.map((m) => m.field).join(', ')} differ`, {
       param: 'txSignature',
-      details: { intent_id: intent.id, field: mismatches[0]!.field, expected: mismatches[0]!.expected, actual: mismatches[0]!.actual, mismatches },
+      details: { intent_id: intent.id, field: mismatches[0]!.field, expected: mismatches[0]!.expected, actual: mismatches[0]!.actual, mismatches, differences: mismatches },
     });
   }
   const head = hexToNum(headO!.result);

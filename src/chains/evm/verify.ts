@@ -15,7 +15,7 @@ export async function verifyTransfer({ network, rpc, intent, signedTransactionBa
   if (mismatches.length > 0) {
     const first = mismatches[0]!;
     throw new AppError('transaction.mismatch', `Signed transaction does not pay this intent: ${mismatches.map((m) => m.field).join(', ')} differ`, {
-      details: { intent_id: intent.id, field: first.field, expected: first.expected, actual: first.actual, mismatches },
+      details: { intent_id: intent.id, field: first.field, expected: first.expected, actual: first.actual, mismatches, differences: mismatches },
     });
   }
   // The head at submit bounds the watcher's search for whichever transaction later takes the nonce.

@@ -218,6 +218,8 @@ describe('verify and broadcast', () => {
     );
     expect((e.details.mismatches as Array<{ field: string }>).map((m) => m.field)).toEqual(['recipient', 'amount']);
     expect(e.details).toMatchObject({ expected: requestor, actual: other });
+    // The same list under the name the Solana family gives it: one shape for an integrator to read.
+    expect(e.details.differences).toEqual(e.details.mismatches);
   });
 
   it('refuses a transaction signed by someone other than the fulfiller (any address case)', async () => {
