@@ -143,6 +143,7 @@ export function validate(value: unknown): Config {
   if (problem) throw new ConfigError(`config: ${problem}`);
   const config = value as Config;
   checkDb(config.db);
+  checkTokenAddresses(config);
   const { minTtlSeconds: min, defaultTtlSeconds: def, maxTtlSeconds: max } = config.intents;
   if (!(min <= def && def <= max)) {
     throw new ConfigError(
@@ -150,6 +151,28 @@ export function validate(value: unknown): Config {
     );
   }
   return config;
+}
+
+/**
+ * Every configured token is an address of its chain's family: intents take it as tokenAddress
+ * (paymentUri, builds, detection), so "0x12" would only fail once a payer tried to pay.
+ */
+// Syntax only (no viem or @solana/kit here: every CLI command loads the config, and they cost
+// ~0.1 s to import): 0x + 40 hex; base58 of 32 to 44 characters (a 32-byte key).
+const EVM_TOKEN_RE = /^0x[0-9a-fA-F]{40}$/;
+const SOLANA_MINT_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+function checkTokenAddresses(config: Config): void {
+  for (const [chain, net] of Object.entries(config.networks ?? {})) {
+    for (const [symbol, token] of Object.entries(net?.tokens ?? {})) {
+      const at = `config: networks.${chain}.tokens.${symbol}.address`;
+      if (chain.startsWith('eip155:')) {
+        if (!EVM_TOKEN_RE.test(token.address) || /^0x0{40}$/i.test(token.address)) throw new ConfigError(`${at} must be a token contract address (0x + 40 hex)`);
+      } else if (!SOLANA_MINT_RE.test(token.address)) {
+        throw new ConfigError(`${at} must be a mint address (base58)`);
+      }
+    }
+  }
 }
 
 /**

@@ -160,6 +160,10 @@ describe('loadConfig refuses a bad key, naming it', () => {
     ['unknown network key', { networks: { 'eip155:84532': { gas: 1 } } }, 'config: networks.eip155:84532.gas is not a known key'],
     ['decimals 37', { networks: { 'eip155:84532': { tokens: { X: { address: '0x1', decimals: 37 } } } } }, 'config: networks.eip155:84532.tokens.X.decimals must be an integer from 0 to 36'],
     ['token without address', { networks: { 'eip155:84532': { tokens: { X: { decimals: 6 } } } } }, 'config: networks.eip155:84532.tokens.X.address is required'],
+    // A token address that is no address: intents were created with it (paymentUri, builds) and failed later.
+    ['EVM token address not an address', { networks: { 'eip155:84532': { tokens: { USDC: { address: '0x12', decimals: 6 } } } } }, 'config: networks.eip155:84532.tokens.USDC.address must be a token contract address (0x + 40 hex)'],
+    ['EVM token address the zero address', { networks: { 'eip155:8453': { tokens: { X: { address: `0x${'0'.repeat(40)}`, decimals: 6 } } } } }, 'config: networks.eip155:8453.tokens.X.address must be a token contract address'],
+    ['Solana mint not base58', { networks: { 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1': { tokens: { USDC: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', decimals: 6 } } } } }, 'config: networks.solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1.tokens.USDC.address must be a mint address (base58)'],
     ['ttl bounds out of order', { intents: { minTtlSeconds: 1000 } }, 'config: intents.defaultTtlSeconds must lie between intents.minTtlSeconds and intents.maxTtlSeconds'],
     ['ttl not an integer', { intents: { maxTtlSeconds: 1.5 } }, 'config: intents.maxTtlSeconds must be an integer >= 1'],
     ['empty retry schedule', { webhooks: { retryScheduleSeconds: [] } }, 'config: webhooks.retryScheduleSeconds must be a non-empty array'],
