@@ -223,7 +223,9 @@ export function createIntentRepo(sqlite: Database, states: IntentStates): Sync<I
     return r ? intentFromRow(r) : null;
   };
   return {
-    insert: (i) => void insert.run(...(intentToRow(i, sqliteFlag) as never[])),
+    // The values as one array (bun:sqlite binds an array argument in order): spread into the
+    // call, the 38 were copied into a second array per create.
+    insert: (i) => void insert.run(intentToRow(i, sqliteFlag) as never),
     update: (i) => {
       const row = intentToRow(i, sqliteFlag);
       update.run(...([...row.slice(1), i.id] as never[]));
