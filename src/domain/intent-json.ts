@@ -22,5 +22,14 @@ export function intentBodyJson(wire: PaymentIntentWire): string {
  */
 export function envelopeJson(e: EventEnvelope): string {
   if (!('intent' in e.data)) return JSON.stringify(e);
-  return `{"eventId":"${e.eventId}","type":"${e.type}","createdAt":"${e.createdAt}","livemode":${e.livemode},"data":${intentBodyJson(e.data.intent)}}`;
+  return `${envelopeHead(e)}${intentBodyJson(e.data.intent)}}`;
+}
+
+/**
+ * An intent event's payload up to its `{"intent":...}` body: the payload is this, then
+ * intentBodyJson of its intent, then `}` (SQLite's outbox joins the three in its INSERT, so the
+ * ~1.4 KB payload is never a JavaScript string of its own: src/store/outbox.ts).
+ */
+export function envelopeHead(e: EventEnvelope): string {
+  return `{"eventId":"${e.eventId}","type":"${e.type}","createdAt":"${e.createdAt}","livemode":${e.livemode},"data":`;
 }

@@ -32,6 +32,27 @@ const envelope = (mode: 'test' | 'live' = 'test'): EventEnvelope => ({
 });
 
 describe('outbox', () => {
+  it("stores an event's payload as exactly JSON.stringify of its envelope (an intent's joined in SQL; any other as is)", () => {
+    const outbox = createOutbox(t.db.sqlite);
+    const intents = [
+      storedIntent(),
+      // Escapes, non-ASCII in two and three UTF-8 bytes, a line separator, a character outside the BMP.
+      storedIntent({ mode: 'live', reference: 'order "7" \\ é \u2028 😀', metadata: { a: 'b', 'k"ey': '\n', ü: '€' } }),
+      storedIntent({ state: 'expired', refunds: ['pi_x', 'pi_y'], latePayment: { txSignature: '0xdef', amountBaseUnits: 5n, from: '0x3', detectedAt: 1 } }),
+    ];
+    const envelopes: EventEnvelope[] = intents.map((i) => ({
+      eventId: newId('evt'), type: 'intent.created', createdAt: new Date(5).toISOString(), livemode: i.mode === 'live', data: { intent: toWire(i) },
+    }));
+    envelopes.push({ eventId: newId('evt'), type: 'payment.unmatched', createdAt: new Date(6).toISOString(), livemode: false, data: { payment: { id: 'pay_1', note: 'é' } } } as unknown as EventEnvelope);
+    for (const e of envelopes) {
+      outbox.append({ envelope: e, accountId: 'acct_a', mode: 'test', intentId: 'intent' in e.data ? e.data.intent.id : null, createdAt: 5 });
+      const row = t.db.sqlite.query('SELECT payload, typeof(payload) AS t, length(CAST(payload AS BLOB)) AS bytes FROM events WHERE id = ?').get(e.eventId) as { payload: string; t: string; bytes: number };
+      expect(row.t).toBe('text');
+      expect(row.payload).toBe(JSON.stringify(e));
+      expect(row.bytes).toBe(Buffer.byteLength(JSON.stringify(e), 'utf8'));
+    }
+  });
+
   it('writes the event row, and a delivery row only when the account has an endpoint for that mode', () => {
     const outbox = createOutbox(t.db.sqlite);
     const e1 = envelope();
