@@ -63,11 +63,15 @@ function statements(live: string): Statements {
     byReceiver: `SELECT * FROM intents WHERE chain = $1 AND requestor = $2 AND token_address = $3
        AND (state IN (${live}) OR updated_at >= $4) ORDER BY seq DESC LIMIT ${RECEIVER_CANDIDATES}`,
     liveExact: `SELECT * FROM intents WHERE state IN (${live}) AND ${numbered(liveExactWhere)} ORDER BY seq DESC LIMIT ${RECEIVER_CANDIDATES}`,
-    closedExact: `SELECT * FROM intents WHERE seq IN (
-         SELECT seq FROM intents WHERE chain = $1 AND requestor = $2 AND token_address = $3
+    // The receiver's next rows first (materialized, with the columns the filter needs), then the
+    // few that pass by seq: as one query the planner may scan the whole table for amount and
+    // state instead (a parallel seq scan, ~40-50 ms at 200k rows).
+    closedExact: `WITH older AS MATERIALIZED (
+         SELECT seq, amount_base_units, fulfiller, state, updated_at FROM intents WHERE chain = $1 AND requestor = $2 AND token_address = $3
            AND seq < (SELECT seq FROM intents WHERE id = $6) ORDER BY seq DESC LIMIT ${CLOSED_BEYOND})
-       AND amount_base_units = $4 AND (fulfiller IS NULL OR fulfiller = $5) AND state NOT IN (${live}) AND updated_at >= $7
-     ORDER BY seq DESC`,
+       SELECT * FROM intents WHERE seq IN (
+         SELECT seq FROM older WHERE amount_base_units = $4 AND (fulfiller IS NULL OR fulfiller = $5) AND state NOT IN (${live}) AND updated_at >= $7)
+       ORDER BY seq DESC`,
     closedWithTx: `SELECT * FROM intents WHERE chain = $1 AND state NOT IN (${live}) AND updated_at >= $2 AND tx_signature IS NOT NULL
        AND finalized_at IS NULL ORDER BY updated_at, seq`,
   };
