@@ -172,10 +172,12 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
     config, runtime, intents, idempotency: gate ? claimsInTurn(repos.idempotency, gate) : repos.idempotency, chains, screener,
     submissions, log, faults: opts.faults, payments: repos.payments, detection: repos.detection,
   };
+  const failed = (e: unknown) => log('error', 'submission reconciliation failed', { error: String(e) });
+  /** Settles once its writes are queued (not applied: they are logged when they are). */
   const reconcile = () =>
     reconcileSubmissions(services)
-      .then((n) => n > 0 && log('warn', 'submissions reconciled as sent', { count: n }))
-      .catch((e) => log('error', 'submission reconciliation failed', { error: String(e) }));
+      .then(({ applied }) => void applied.then((n) => n > 0 && log('warn', 'submissions reconciled as sent', { count: n })).catch(failed))
+      .catch(failed);
   let reconcileTimer: ReturnType<typeof setInterval> | null = null;
   const limiter = createRateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
   let ready = false;
@@ -292,7 +294,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}) {
       sqliteOf(store)?.forgetPredecessors(instanceId);
       // Queued before any deadline can fire: a transaction recorded before a crash is applied
       // as sent first, so its intent goes pending (and gets pendingAtExpiry), never expired.
-      void reconcile();
+      // Awaited: the rows are gone over a chunk per turn (not their writes: those commit later).
+      await reconcile();
       reconcileTimer = setInterval(() => void reconcile(), RECONCILE_INTERVAL_MS);
       reconcileTimer.unref?.();
       // Join: the heartbeat and a first share of the work leases (on SQLite: every one) before the rows are read.
