@@ -78,7 +78,11 @@ export function payPlugin(d: PayDeps) {
       // page just before a wallet sends; the attached wallet itself is never named (for-payer.ts).
       if (query.wallet === undefined) return payStatus(i);
       return { ...payStatus(i), walletMayPay: walletMayPay(i, d.services.chains.network(i.chain)!.family, query.wallet) };
-    }, { query: t.Object({ wallet: t.Optional(t.String({ maxLength: 64 })) }), detail: { hide: true } })
+    }, {
+      // Other parameters are ignored as before (a cache-buster a merchant's own poll adds).
+      query: t.Object({ wallet: t.Optional(t.String({ maxLength: 64 })) }, { additionalProperties: true }),
+      detail: { hide: true },
+    })
     .post('/pay/:token/build', async ({ params, body }) => {
       const i = await must(params.token);
       const r = await buildTransaction(d.services, ownerOf(i), { id: i.id, fulfiller: body.fulfiller }).catch(forPayer);

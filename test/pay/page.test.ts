@@ -340,6 +340,8 @@ describe('payment page, Solana and end screens', () => {
     expect(r.status).toBe(200);
     const body = await r.json();
     expect(body).toEqual({ state: 'created', expiresAt: i.expiresAt, txSignature: null, retryRequired: false, latePayment: false });
+    // A parameter it does not know (a cache-buster) is ignored, as it always was.
+    expect(await (await fetch(`${s.url}/pay/${i.payToken}/status?t=1`)).json()).toEqual(body);
     const bad = await fetch(`${s.url}/pay/pt_${'b'.repeat(32)}/status`);
     expect(bad.status).toBe(404);
     expect((await bad.json()).error.code).toBe('intent.not_found');
