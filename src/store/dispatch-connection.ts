@@ -14,7 +14,7 @@
 // record at stop beside a claim under way).
 import { openDb } from './db';
 import type { Sync } from './awaitable';
-import type { DispatchStore } from './webhook-dispatch';
+import type { ClaimArgs, ClaimedDelivery, DispatchStore } from './webhook-dispatch';
 import { createDispatchStore } from './webhook-dispatch';
 import { writeGateOn } from './write-gate';
 
@@ -23,9 +23,10 @@ export interface DispatchConnection {
   /**
    * The durability gate for what this connection read: null when every commit its last
    * transaction could see is on disk, else a promise that settles once it is (rejects when the
-   * server's WAL sync failed). PostgreSQL: always null.
+   * server's WAL sync failed). PostgreSQL: always null. `maxSeq`: the highest seq among the rows
+   * about to be sent; null at once when those rows are known to be on disk already (below).
    */
-  durable(): Promise<void> | null;
+  durable(maxSeq?: number): Promise<void> | null;
   close(): Promise<void>;
 }
 
@@ -51,6 +52,28 @@ export async function openDispatchConnection(db: string, gateBuffer: SharedArray
   const inner = createDispatchStore(conn);
   // The highest batch number published when a transaction of ours had ended: every commit it read is at most that.
   let seen = 0;
+  // Rows known to be on disk: every delivery with a seq at or below `durableSeq`. Why a seq can
+  // tell: a delivery row is never deleted and gets rowid max + 1 inside its writer's transaction,
+  // under SQLite's one write lock, so committed rows' seqs rise in commit order; every row with a
+  // seq at or below one a claim read was committed with or before it, so was visible to that claim
+  // too, in a batch at or below the `seen` published after it (a row of the intent writer thread
+  // is synced at its COMMIT). Once the WAL syncs pass that `seen`, all of them are on disk. So a
+  // claim notes (seen, the highest seq it read); a later claim's rows at or below a noted seq whose
+  // batch has been synced go out without waiting. Under create load most claims take rows of the
+  // backlog, committed long before: without this each waited for the sync of the latest batch,
+  // and the server's event loop woke this thread after nearly every WAL sync (bench/RESULTS.md, dcpu3).
+  let durableSeq = 0;
+  const marks: Array<{ batch: number; seq: number }> = [];
+  function note(batch: number, seq: number): void {
+    if (seq <= (marks.length > 0 ? marks[marks.length - 1]!.seq : durableSeq)) return;
+    // Dropping the oldest only forgets (its rows wait, as before).
+    if (marks.length >= 64) marks.shift();
+    marks.push({ batch, seq });
+  }
+  function knownDurable(maxSeq: number): boolean {
+    while (marks.length > 0 && gate.isDurable(marks[0]!.batch)) durableSeq = marks.shift()!.seq;
+    return maxSeq <= durableSeq && !gate.hasFailed();
+  }
   function turn<T>(fn: () => T): T {
     gate.waitWhileHeld(TURN_WAIT_MS);
     const g = gate.enter(TURN_WAIT_MS);
@@ -69,8 +92,13 @@ export async function openDispatchConnection(db: string, gateBuffer: SharedArray
     seen = gate.begun();
     return value;
   }
+  function claimNoted(a: ClaimArgs): ClaimedDelivery[] {
+    const rows = read(() => inner.claim(a));
+    note(seen, inner.highestSeen());
+    return rows;
+  }
   const dispatch: Sync<DispatchStore> = {
-    claim: (a) => read(() => inner.claim(a)),
+    claim: (a) => claimNoted(a),
     record: (r) => (r.length === 0 ? 0 : turn(() => inner.record(r))),
     release: (r) => inner.release(r),
     // Releases write nothing (leases in memory); records take a write turn only when there are
@@ -78,12 +106,12 @@ export async function openDispatchConnection(db: string, gateBuffer: SharedArray
     recordAndClaim: (records, releases, claim) => {
       inner.release(releases);
       if (records.length > 0) turn(() => inner.record(records));
-      return claim ? read(() => inner.claim(claim)) : [];
+      return claim ? claimNoted(claim) : [];
     },
   };
   return {
     dispatch,
-    durable: () => gate.durable(seen),
+    durable: (maxSeq) => (maxSeq !== undefined && knownDurable(maxSeq) ? null : gate.durable(seen)),
     async close() {
       conn.close();
     },

@@ -80,7 +80,10 @@ export interface DispatchStore {
   recordAndClaim(records: readonly AttemptRecord[], releases: readonly LeaseRef[], claim: ClaimArgs | null): Awaitable<ClaimedDelivery[]>;
 }
 
-export type SqliteDispatchStore = Sync<DispatchStore>;
+export type SqliteDispatchStore = Sync<DispatchStore> & {
+  /** The highest `seq` the last claim's transaction read (candidates and leased rows); 0 when none. */
+  highestSeen(): number;
+};
 
 export function createDispatchStore(db: Db): SqliteDispatchStore {
   const sqlite = db.sqlite;
@@ -125,6 +128,8 @@ export function createDispatchStore(db: Db): SqliteDispatchStore {
   // What a transaction does to `held`, applied once it has committed (a rolled-back one leaves it).
   let taken: Array<[number, number]> = [];
   let done: number[] = [];
+  // The highest seq the current claim's transaction has read (dispatch-connection.ts: its durability gate).
+  let highest = 0;
   const recordRows = (records: readonly AttemptRecord[]) => {
     let applied = 0;
     for (const r of records) {
@@ -160,6 +165,7 @@ export function createDispatchStore(db: Db): SqliteDispatchStore {
     const ours = held.size;
     const rows =
       skipUrls.length === 0 ? candidatesAll.all(now, since, limit + ours) : candidates.all(now, since, limit + ours, JSON.stringify(skipUrls));
+    for (const r of rows) if (r.seq > highest) highest = r.seq;
     return ours === 0 ? rows : rows.filter((r) => !holds(r.seq, now));
   };
   const statements = {
@@ -204,12 +210,14 @@ export function createDispatchStore(db: Db): SqliteDispatchStore {
   function claimRows(a: ClaimArgs): ClaimedDelivery[] {
     if (sqlite.inTransaction) throw new Error('webhook dispatch: the connection is inside another transaction; retry');
     taken = [];
+    highest = 0;
     const rows = inTransaction.deferred(() => claimFairly(statements, a)) as ClaimedDelivery[];
     for (const [seq, until] of taken) held.set(seq, until);
     return rows;
   }
 
   return {
+    highestSeen: () => highest,
     claim: claimRows,
     record: (records) => (records.length === 0 ? 0 : writeRecords(records)),
     release: (rows) => releaseRows(rows),

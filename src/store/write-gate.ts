@@ -52,6 +52,8 @@ export interface WriteGate {
   begun(): number;
   /** null when batch `seq` and every one before it are on disk, else a promise that settles once they are. */
   durable(seq: number): Promise<void> | null;
+  /** Whether batch `seq` and every one before it are on disk now (false once a sync failed); waits for nothing. */
+  isDurable(seq: number): boolean;
 }
 
 export interface Turn {
@@ -166,6 +168,7 @@ export function writeGateOn(buffer: SharedArrayBuffer): WriteGate {
       if (Atomics.load(w, FAILED) === 0 && atLeast(Atomics.load(w, SYNCED), seq)) return null;
       return waitSynced(seq);
     },
+    isDurable: (seq) => Atomics.load(w, FAILED) === 0 && atLeast(Atomics.load(w, SYNCED), seq),
   };
 }
 

@@ -95,7 +95,7 @@ async function handle(m: ToDispatchWorker): Promise<void> {
             return inner.recordAndClaim(records, releases, claim);
           },
         },
-        durable: () => c.durable(),
+        durable: (maxSeq) => c.durable(maxSeq),
         config: m.config,
         log,
       });

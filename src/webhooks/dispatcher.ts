@@ -15,8 +15,12 @@ export type DispatcherLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: st
 export interface DispatcherDeps {
   /** The store's dispatch operations (src/store/webhook-dispatch.ts). */
   dispatch: DispatchStore;
-  /** null, or a promise that settles once every commit so far is on disk (Store.durable). */
-  durable: () => Promise<void> | null;
+  /**
+   * null, or a promise that settles once every commit so far is on disk (Store.durable).
+   * `maxSeq`: the highest seq of the claimed rows, for a store that can tell they are on disk
+   * already (the dispatcher thread's connection, dispatch-connection.ts).
+   */
+  durable: (maxSeq?: number) => Promise<void> | null;
   config: Config;
   log?: DispatcherLog;
   /** Injected for tests (e.g. to trust a test CA); defaults to Bun's fetch. */
@@ -219,7 +223,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     }
     // A claimed row may come from a batch whose WAL sync is still under way: an event never
     // reaches a receiver before the transition that made it is on disk (deps.durable()).
-    const gate = rows.length > 0 ? deps.durable() : null;
+    const gate = rows.length > 0 ? deps.durable(highestSeq(rows)) : null;
     for (const row of rows) {
       ready.push(row);
       count(readyPerUrl, row.url, 1);
@@ -238,6 +242,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       },
     );
     pump();
+  }
+
+  function highestSeq(rows: readonly ClaimedDelivery[]): number {
+    let m = 0;
+    for (const r of rows) if (r.seq > m) m = r.seq;
+    return m;
   }
 
   function count(m: Map<string, number>, url: string, d: number): void {

@@ -123,6 +123,54 @@ describe("the dispatcher connection's durability gate", () => {
     expect(gated === null || (await settledYet(gated))).toBe(true);
   });
 
+  it('lets rows through at once that a claim read (or read a newer row than) before a sync that covered it; newer rows still wait', async () => {
+    const h = heldSync(createWalSync(t.path));
+    const gc = createGroupCommitter(t.db.sqlite, 512, h.sync, () => {}, gate);
+    const one = (n: number): ClaimArgs => ({ ...claimAll(), limit: n, deep: false });
+    const maxSeq = (rows: Array<{ seq: number }>) => Math.max(...rows.map((r) => r.seq));
+    // Three rows in one batch, its sync held. A claim of one reads all three (its window).
+    const backlog = gc.write(() => [0, 1, 2].map(() => {
+      const ev = insertEvent(t.db, { accountId: account, mode: 'test' });
+      return insertDelivery(t.db, { eventId: ev.eventId, accountId: account, mode: 'test', url: URL });
+    }));
+    expect(await settledYet(backlog)).toBe(false);
+    const first = await conn.dispatch.claim(one(1));
+    expect(first).toHaveLength(1);
+    const gated = conn.durable(maxSeq(first));
+    expect(gated).not.toBeNull();
+    expect(await settledYet(gated!)).toBe(false);
+    h.releaseOne();
+    await backlog;
+    await gated;
+
+    // A newer batch, its sync held: the latest batch is not on disk, but the backlog's rows are.
+    const fresh = queueDelivery(gc);
+    expect(await settledYet(fresh)).toBe(false);
+    const second = await conn.dispatch.claim(one(1));
+    expect(second).toHaveLength(1);
+    expect(conn.durable(maxSeq(second))).toBeNull();
+    // The last backlog row with the fresh one: the claim waits for the fresh row's sync.
+    const third = await conn.dispatch.claim(one(5));
+    expect(third).toHaveLength(2);
+    const waits = conn.durable(maxSeq(third));
+    expect(waits).not.toBeNull();
+    expect(await settledYet(waits!)).toBe(false);
+    // Without the rows' seq: the latest batch, as before.
+    expect(conn.durable()).not.toBeNull();
+    h.releaseOne();
+    await fresh;
+    await waits;
+
+    // Once a sync failed, nothing goes out, not even rows known to be on disk.
+    const broken = queueDelivery(gc);
+    expect(await settledYet(broken)).toBe(false);
+    expect(await conn.dispatch.claim(one(5))).toHaveLength(1);
+    h.failNext(new Error('EIO'));
+    h.releaseOne();
+    await expect(broken).rejects.toMatchObject({ code: 'store.unavailable' });
+    await expect(conn.durable(maxSeq(first))).rejects.toThrow('WAL sync failed');
+  });
+
   it('never lets rows through once the server could not sync its WAL', async () => {
     const h = heldSync(createWalSync(t.path));
     const gc = createGroupCommitter(t.db.sqlite, 512, h.sync, () => {}, gate);
