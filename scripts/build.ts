@@ -1,6 +1,6 @@
 // `bun run build`: embed the migrations and the sanctions list as generated TS modules, then
 // compile src/main.ts (and the dispatcher's and intent writer's workers) into the single executable dist/payforge (runs with nothing beside it).
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dir, '..');
@@ -23,7 +23,8 @@ mkdirSync(join(root, 'dist'), { recursive: true });
 // executable under the build's root (src/), where src/webhooks/dispatcher-thread.ts and
 // src/store/intent-writer.ts start them from.
 step(['build', '--compile', '--minify', '--sourcemap', 'src/main.ts', 'src/webhooks/dispatch-worker.ts', 'src/store/intent-writer-worker.ts', '--outfile', 'dist/payforge']);
-// The sourcemap is embedded in the executable (stack traces name src/ lines); the side file
-// it also writes is a by-product, removed so dist/payforge is the one artifact.
-rmSync(join(root, 'dist/payforge.map'), { force: true });
+// The sourcemaps are embedded in the executable (stack traces name src/ lines); the side files
+// it also writes (payforge.map and one per worker entry point) are by-products, removed so
+// dist/payforge is the one artifact.
+for (const f of readdirSync(join(root, 'dist'))) if (f.endsWith('.map')) rmSync(join(root, 'dist', f), { force: true });
 console.error('build: wrote dist/payforge');

@@ -11,6 +11,7 @@ import { startReceiver } from '../support/receiver';
 const EXCLUDE = new Set(['node_modules', 'dist', '.git', '.tmp', 'test', 'bench', 'data/payforge.db']);
 let bin: string;
 let work: string;
+let built: string[];
 
 beforeAll(async () => {
   const tree = mkdtempSync(join(tmpdir(), 'pf-build-'));
@@ -22,6 +23,7 @@ beforeAll(async () => {
   const build = Bun.spawn([process.execPath, 'run', 'build'], { cwd: tree, stdout: 'pipe', stderr: 'pipe' });
   const [out, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited]);
   if (code !== 0) throw new Error(`bun run build failed (${code}):\n${out}\n${err}`);
+  built = readdirSync(join(tree, 'dist'));
 
   // The executable alone in its folder, run from another empty folder.
   const binDir = mkdtempSync(join(tmpdir(), 'pf-bin-'));
@@ -34,6 +36,10 @@ beforeAll(async () => {
 const run = (...args: string[]) => runCli(args, { bin, cwd: work });
 
 describe('the compiled binary dist/payforge', () => {
+  it('is the one artifact the build leaves in dist/ (the workers\' source maps are embedded, not left beside it)', () => {
+    expect(built).toEqual(['payforge']);
+  });
+
   it('runs the CLI and serves the API with nothing beside it', async () => {
     const migrated = await run('migrate', '--db', './payforge.db');
     expect(migrated.code, migrated.stderr).toBe(0);
