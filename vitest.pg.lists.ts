@@ -9,6 +9,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'test/store/page-size.test.ts': "the SQLite file's page size (PostgreSQL's is fixed at build time)",
   'test/store/write-gate.test.ts': "the write turn and batch numbers shared by SQLite's group committer and the dispatcher thread's connection",
   'test/store/group-commit.test.ts': "SQLite's group committer (one transaction, a savepoint per write)",
+  'test/store/group-commit-split-crash.test.ts': "kill -9 of SQLite's group committer while its batches split at their time budget under checkpoint holds",
   'test/store/intent-writer.test.ts': "SQLite's intent writer thread (its own connection, creates group-committed in savepoints, the shared write turn)",
   'test/store/intents.test.ts': 'the SQLite intents repository (PG: test/store/pg/intents.test.ts)',
   'test/store/outbox-idempotency.test.ts': 'the SQLite outbox/idempotency repositories and migrations on reopen (PG: test/store/pg/outbox-idempotency.test.ts)',
