@@ -39,6 +39,11 @@ export async function recordFoundTransfer(s: Services, ft: FoundTransfer, guard?
   const token = Object.entries(network.tokens).find(([, t]) => norm(t.address) === norm(ft.tokenAddress));
   if (!token) return { outcome: 'ignored', payment: null };
   const found: FoundTransfer = { ...ft, from: norm(ft.from), to: norm(ft.to), tokenAddress: token[1].address };
+  // The requestor paying itself (EVM Transfer log from = to; Solana the debited account's owner is
+  // the requestor) moved no money to it: not a payment, so it pays no intent and makes no record
+  // (an unmatched record would fire payment.unmatched for the wallet's own housekeeping). Submit
+  // and build refuse such a transfer (fulfiller = requestor); detection must not accept it either.
+  if (found.from === found.to) return { outcome: 'ignored', payment: null };
   const lookbackMs = s.config.detection.lookbackSeconds * 1000;
   const sanctioned = await senderSanctioned(s, found, network.family);
 

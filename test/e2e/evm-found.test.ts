@@ -279,6 +279,29 @@ describe('EVM payments found on chain', { timeout: 4 * CHAIN_MS }, () => {
     expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
   });
 
+  it("the requestor's transfer to itself pays nothing: no record, the intent stays open and the payer's later transfer pays it", async () => {
+    const self = privateKeyToAccount(generatePrivateKey());
+    await base.rpc('anvil_setBalance', [self.address, '0xffffffffffffffffffff']);
+    const owner = ownerClient(base);
+    await owner.waitForTransactionReceipt({ hash: await owner.writeContract({ address: usdc, abi: tokenAbi(), functionName: 'mint', args: [self.address, 10_000_000n] }) });
+    // No fulfiller: before the fix, an exact self-transfer was the one open match and confirmed it.
+    const intent = await create({ amount: '2.5', requestor: self.address });
+    const own = await payFromUri(base, self, intent.paymentUri);
+    // The payer's transfer lands in a later block, so the detector reads the self-transfer first.
+    const paid = await payFromUri(base, payer, intent.paymentUri);
+    const fin = await finalized(base, intent.id, paid);
+    expect(fin.txSignature).toBe(paid);
+    expect(fin.fulfiller).toBe(payer.address);
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+    await waitFor(paymentFor(paid), CHAIN_MS, 'payment');
+    const all = (await api.get('/v1/payments?limit=100')).body.payments as any[];
+    expect(all.filter((p) => p.txSignature.toLowerCase() === own.toLowerCase())).toEqual([]);
+    // (The mint to it, before the intent existed, is in the ledger as no_open_intent: user9 finding 26.)
+    expect(all.filter((p) => p.from === self.address)).toEqual([]);
+    expect(all.find((p) => p.txSignature === paid)).toMatchObject({ from: payer.address, to: self.address, status: 'matched', intentId: intent.id });
+    expect(rx.requests.map((h) => JSON.parse(h.body)).filter((e) => e.type === 'payment.unmatched' && e.data.payment.from === self.address)).toEqual([]);
+  });
+
   it('paid after expiry: latePayment, intent.late_payment, still expired, refund for the late amount to the sender', async () => {
     const requestor = newRequestor();
     const intent = await create({ amount: '6', requestor });
