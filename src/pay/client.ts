@@ -38,16 +38,28 @@ export const PAY_CLIENT_JS = String.raw`// The payment page's script: countdown,
     cancelled: ['Cancelled', 'The merchant cancelled this payment request.'],
     failed: ['Payment failed', 'The transaction failed on chain; no money moved.']
   };
+  // The state in the payer's words (never the machine's state name).
+  var LABEL = {
+    created: 'Waiting for payment…',
+    pending: 'Payment sent: waiting for the network to confirm it…',
+    dropped: 'The last transaction did not land. Try again.',
+    confirmed: 'Payment received: confirmed on chain',
+    finalized: 'Payment received: final on chain',
+    expired: 'No payment: the request expired',
+    cancelled: 'No payment: the merchant cancelled the request',
+    failed: 'Payment failed: no money moved'
+  };
   // Payable again only while created or dropped (the last transaction cannot land any more): with a
   // transaction on its way, or once paid or closed, a second payment would be a payment twice.
   function payable(st) { return st.state === 'created' || st.state === 'dropped'; }
   function show(st) {
     v.status = st;
-    var label = { created: 'Waiting for payment…', pending: 'Payment sent: waiting for the network to confirm it…', dropped: 'The last transaction did not land. Try again.' };
-    $('state').textContent = (label[st.state] || ('State: ' + st.state)) + (st.txSignature ? ' (' + st.txSignature.slice(0, 10) + '…)' : '');
+    $('state').textContent = (LABEL[st.state] || st.state) + (st.txSignature ? ' (transaction ' + st.txSignature.slice(0, 10) + '…)' : '');
     $('state').setAttribute('data-state', st.state);
     var end = END[st.state];
     if (st.latePayment) end = ['Payment received late', 'Your payment arrived after this request closed. The merchant can see it and refund it.'];
+    // The summary above stays on every screen: once paid it is the receipt (to whom, how much).
+    $('merchant').textContent = (end && !st.latePayment && (st.state === 'confirmed' || st.state === 'finalized') ? 'Paid to ' : 'Pay ') + v.merchant;
     $('pay').hidden = !!end || !payable(st);
     $('end').hidden = !end;
     if (end) {

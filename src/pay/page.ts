@@ -1,5 +1,6 @@
 // The payment page's HTML (contract 12): merchant, amount, network, countdown, the QR of the pay URI,
-// wallet buttons, live state and the end screens. Every value goes through the dashboard's escaping
+// wallet buttons, live state and the end screens. The summary (merchant, amount, token) stays on
+// every screen: on the Paid screen it is the payer's receipt. Every value goes through the dashboard's escaping
 // `html` template; the one script is inline with a per-response nonce (strict CSP, no other origin).
 import { html, Safe } from '../web/html';
 import { PAY_CLIENT_JS } from './client';
@@ -28,16 +29,18 @@ export function payPage(v: PayView, nonce: string, qr: string): string {
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,">
 <title>Pay ${v.amount} ${v.token} to ${v.merchant}</title><style nonce="${nonce}">${raw(CSS)}</style></head>
 <body><main><div class="card">
-<section id="pay" aria-labelledby="merchant">
+<header id="summary">
 <h1 id="merchant">Pay ${v.merchant}</h1>
 <p class="amount" data-testid="amount">${v.amount} <small>${v.token}</small></p>
+</header>
+<section id="pay" aria-labelledby="merchant">
 <div class="meta"><span data-testid="network">${v.network}</span><span>Expires in <time id="countdown" datetime="${v.expiresAt}">${v.expiresAt}</time></span></div>
 <a class="qr" id="qr" href="${v.qrUri}" aria-label="QR code to pay with a wallet app: scan it with your phone">${raw(qr)}</a>
 <a class="uri" href="${v.qrUri}">Open in a wallet app</a>
 <div id="wallets" role="group" aria-label="Wallets in this browser"></div>
 <p id="message" role="alert"></p>
 </section>
-<section id="end" class="end" hidden aria-live="polite"><h2 id="end-title"></h2><p id="end-text"></p></section>
+<section id="end" class="end" hidden aria-live="polite"><h2 id="end-title"></h2><p data-testid="end-network">Network: ${v.network}</p><p id="end-text"></p></section>
 <p id="state" role="status" aria-live="polite">Waiting for payment…</p>
 </div></main>
 <script id="pay-data" type="application/json" nonce="${nonce}">${raw(data)}</script>

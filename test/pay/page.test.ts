@@ -100,6 +100,24 @@ describe('payment page, EVM', () => {
     expect(moved.status).toBe(200);
     await p.page.waitForFunction(() => document.getElementById('end')?.getAttribute('data-end') === 'confirmed', { timeout: 5_000 });
     expect(await p.page.$eval('#end-title', (e) => e.textContent)).toBe('Paid');
+    // The payer's receipt: what was paid, to whom, on which network, as rendered (innerText skips
+    // what is hidden); nothing left to pay with, and the state in the payer's words.
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point (textContent includes hidden sections)
+    const receipt = await p.page.$eval('main', (m) => (m as HTMLElement).innerText);
+    expect(receipt).toContain('Acme Coffee');
+    expect(receipt).toContain('12.34 USDC');
+    expect(receipt).toContain('Base Sepolia');
+    const shown = (sel: string) => p.page.$eval(sel, (e) => (e as HTMLElement).offsetParent !== null);
+    expect(await shown('#qr')).toBe(false);
+    expect(await shown('#wallets')).toBe(false);
+    expect(await shown('#countdown')).toBe(false);
+    expect(await p.page.$eval('#state', (e) => e.textContent)).toBe('Payment received: confirmed on chain'); // simulated: no transaction
+    expect(await p.page.$eval('#merchant', (e) => e.textContent)).toBe('Paid to Acme Coffee');
+    expect((await api.post(`/v1/test/intents/${i.id}/simulate`, { targetState: 'finalized' })).status).toBe(200);
+    await p.page.waitForFunction(() => document.getElementById('state')?.getAttribute('data-state') === 'finalized', { timeout: 5_000 });
+    expect(await p.page.$eval('#state', (e) => e.textContent)).toBe('Payment received: final on chain');
+    // biome-ignore lint/performance/useDomNodeTextContent: as above, what is rendered
+    expect(await p.page.$eval('main', (m) => (m as HTMLElement).innerText)).toContain('12.34 USDC');
     await fitsThePhone(p.page);
     await p.shot('paid');
     sameOriginOnly(p.requests, s.url);

@@ -78,6 +78,8 @@ async function payAndSeePaid(w: Watched) {
   await (await w.page.waitForSelector('#wallets button'))!.click();
   await w.page.waitForSelector('#end[data-end="confirmed"], #end[data-end="finalized"]', { timeout: 30_000 });
   expect(await w.page.$eval('#end-title', (e) => e.textContent)).toBe('Paid');
+  // In the payer's words, with the transaction that paid (not the machine's state name).
+  expect(await w.page.$eval('#state', (e) => e.textContent)).toMatch(/^Payment received: (confirmed|final) on chain \(transaction \w{10}…\)$/);
 }
 
 describe('Solana wallets on the payment page (Wallet Standard)', () => {
