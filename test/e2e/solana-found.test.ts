@@ -145,6 +145,37 @@ describe('Solana payments found on chain', () => {
     expect(await sol.tokenBalance(DEVNET_USDC_MINT, requestor)).toBe(3_750_000n);
   });
 
+  it("the requestor's transfer to itself (from its other token account) pays nothing; the payer's later transfer pays the intent", async () => {
+    const self = await generateKeyPairSigner();
+    sol.airdrop(self.address, 1_000_000_000n);
+    const [ownAta] = await findAssociatedTokenPda({ owner: self.address, mint: address(DEVNET_USDC_MINT), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    await sol.setTokenBalance(DEVNET_USDC_MINT, self.address, 0n);
+    // A second token account of the requestor's (not its associated one): its debit's owner is the requestor.
+    const second = (await generateKeyPairSigner()).address;
+    await sol.setTokenBalance(DEVNET_USDC_MINT, self.address, 10_000_000n, undefined, second);
+    // No fulfiller: before the fix, the exact self-transfer was the one open match and confirmed it.
+    const intent = (await api.post('/v1/intents', { chain: DEVNET_CHAIN, token: 'USDC', amount: '1.5', requestor: self.address })).body.intent;
+    const ix = getTransferCheckedInstruction({ source: address(second), mint: address(DEVNET_USDC_MINT), destination: ownAta, authority: self, decimals: 6, amount: 1_500_000n });
+    const rpc = createSolanaRpc(sol.url);
+    const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(self, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+      (m) => appendTransactionMessageInstruction(ix, m),
+    );
+    const own = await sendRaw(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)));
+    await waitFor(async () => (await rpc.getSignatureStatuses([own]).send()).value[0]?.confirmationStatus === 'finalized', 20_000, 'self-transfer final');
+    expect(await sol.tokenBalance(DEVNET_USDC_MINT, self.address)).toBe(1_500_000n);
+    const paid = await payTransferRequest(intent.paymentUri);
+    const fin = await waitFor(stateOf(intent.id, 'finalized'), 20_000, 'finalized');
+    expect(fin.txSignature).toBe(paid);
+    expect(fin.fulfiller).toBe(payer.address);
+    expect(await eventTypes(api, intent.id)).toEqual(['intent.created', 'intent.pending', 'intent.confirmed', 'intent.finalized']);
+    await waitFor(paymentFor(paid), 5_000, 'payment');
+    expect(await paymentFor(own)()).toBeUndefined();
+  });
+
   it("a payer found by the reference while another wallet's build is attached becomes the fulfiller (a refund pays the payer)", async () => {
     const requestor = (await generateKeyPairSigner()).address;
     await sol.setTokenBalance(DEVNET_USDC_MINT, requestor, 0n);

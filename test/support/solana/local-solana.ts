@@ -49,8 +49,8 @@ export interface LocalSolana {
   setDropTransactions(on: boolean): void;
   createMint(opts: { address: string; decimals: number; tokenProgram?: string; supply?: bigint }): void;
   airdrop(owner: string, lamports: bigint): void;
-  /** Create or overwrite the owner's associated token account with this balance (and a delegate allowed `delegatedAmount`). */
-  setTokenBalance(mint: string, owner: string, amount: bigint, delegate?: { address: string; amount: bigint }): Promise<string>;
+  /** Create or overwrite the owner's associated token account (or the token account at `at`) with this balance (and a delegate allowed `delegatedAmount`). */
+  setTokenBalance(mint: string, owner: string, amount: bigint, delegate?: { address: string; amount: bigint }, at?: string): Promise<string>;
   /** Token balance of the owner's associated token account; null when it does not exist. */
   tokenBalance(mint: string, owner: string): Promise<bigint | null>;
   solBalance(owner: string): bigint;
@@ -156,11 +156,11 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
       const r = chain.svm.airdrop(address(owner), lamports(amount));
       if (!r || !('signature' in r)) throw new Error(`local solana: airdrop to ${owner} failed: ${String(r)}`);
     },
-    async setTokenBalance(mint: string, owner: string, amount: bigint, delegate?: { address: string; amount: bigint }) {
+    async setTokenBalance(mint: string, owner: string, amount: bigint, delegate?: { address: string; amount: bigint }, at?: string) {
       const mintAccount = chain.svm.getAccount(address(mint));
       if (!mintAccount.exists) throw new Error(`local solana: mint ${mint} does not exist`);
       const tokenProgram = mintAccount.programAddress;
-      const account = await ata(mint, owner, tokenProgram);
+      const account = at ? address(at) : await ata(mint, owner, tokenProgram);
       const data = getTokenEncoder().encode({
         mint: address(mint),
         owner: address(owner),
