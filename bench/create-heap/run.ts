@@ -50,7 +50,7 @@ function collections(log: string): string {
   const to = at('@@create-heap end');
   if (from < 0 || go < 0 || to < 0) throw new Error('create-heap: the child did not mark its run');
   const start = /\[GC<(0x[0-9a-f]+)>: START M (\d+)kb => (\w+)Collection/;
-  const pauseRe = /\[GC<(0x[0-9a-f]+)>: [^\[]*? p=([\d.]+)ms/g;
+  const pauseRe = /\[GC<(0x[0-9a-f]+)>: [^[]*? p=([\d.]+)ms/g;
   let main: string | undefined;
   let largest = -1;
   for (const l of lines.slice(from, go)) {

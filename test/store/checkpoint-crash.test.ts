@@ -3,9 +3,9 @@
 // lost and the file stays sound, then the next process recovers the WAL and goes on, three times
 // over the same file. A real SQLite file, the real worker and fsyncs, a real SIGKILL.
 import { Database } from 'bun:sqlite';
-import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDb, type TempDb } from '../support/db';
+import { runUntilHolds } from '../support/kill-at-hold';
 
 let t: TempDb;
 beforeEach(() => {
@@ -17,41 +17,8 @@ afterEach(() => t.dispose());
 
 /** Runs a child until it has started `holds` holds past the first, kills it with SIGKILL, returns what it acknowledged. */
 async function runAndKill(prefix: string, holds: number): Promise<string[]> {
-  const child = spawn(process.execPath, [new URL('../support/checkpoint-crash-child.ts', import.meta.url).pathname, t.path, prefix], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const acked: string[] = [];
-  let buf = '';
-  let killed = false;
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const guard = setTimeout(() => reject(new Error(`the child did not reach ${holds} holds (acknowledged ${acked.length})`)), 60_000);
-      child.on('exit', () => {
-        clearTimeout(guard);
-        if (killed) resolve();
-        else reject(new Error('the child exited on its own'));
-      });
-      child.stdout!.on('data', (c: Buffer) => {
-        buf += c.toString();
-        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-          const [kind, value] = buf.slice(0, i).split(' ') as [string, string];
-          buf = buf.slice(i + 1);
-          if (killed) continue;
-          if (kind === 'A') acked.push(value);
-          // At the start of a hold: the held pass (its WAL and database fsyncs) is under way.
-          else if (kind === 'H' && Number(value) >= holds) {
-            killed = true;
-            child.kill('SIGKILL');
-          }
-        }
-      });
-    });
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
-  return acked;
+  const said = await runUntilHolds(new URL('../support/checkpoint-crash-child.ts', import.meta.url), [t.path, prefix], holds);
+  return said.get('A') ?? [];
 }
 
 describe('kill -9 around checkpoint holds', () => {

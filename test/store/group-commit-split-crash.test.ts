@@ -7,9 +7,9 @@
 // SQLite file with the real migrations, the real worker and fsyncs, a real SIGKILL, three processes
 // in turn on one file.
 import { Database } from 'bun:sqlite';
-import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDb, type TempDb } from '../support/db';
+import { runUntilHolds } from '../support/kill-at-hold';
 
 let t: TempDb;
 beforeEach(() => {
@@ -25,43 +25,8 @@ interface Run {
 }
 
 async function runAndKill(prefix: string, holds: number): Promise<Run> {
-  const child = spawn(process.execPath, [new URL('../support/group-commit-split-child.ts', import.meta.url).pathname, t.path, prefix], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const run: Run = { acked: [], refused: [], errors: [] };
-  let buf = '';
-  let killed = false;
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const guard = setTimeout(() => reject(new Error(`the child did not reach ${holds} holds (acknowledged ${run.acked.length})`)), 60_000);
-      child.on('exit', () => {
-        clearTimeout(guard);
-        if (killed) resolve();
-        else reject(new Error('the child exited on its own'));
-      });
-      child.stdout!.on('data', (c: Buffer) => {
-        buf += c.toString();
-        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (killed) continue;
-          const [kind, value] = [line.slice(0, 1), line.slice(2)];
-          if (kind === 'A') run.acked.push(value);
-          else if (kind === 'F') run.refused.push(value);
-          else if (kind === 'E') run.errors.push(value);
-          else if (kind === 'H' && Number(value) >= holds) {
-            killed = true;
-            child.kill('SIGKILL');
-          }
-        }
-      });
-    });
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
-  return run;
+  const said = await runUntilHolds(new URL('../support/group-commit-split-child.ts', import.meta.url), [t.path, prefix], holds);
+  return { acked: said.get('A') ?? [], refused: said.get('F') ?? [], errors: said.get('E') ?? [] };
 }
 
 describe('kill -9 while batches split at their budget', () => {
